@@ -1,0 +1,71 @@
+#pragma once
+// The resolved configuration: one flat table of `section.key` -> text, parsed once, each value with where
+// it came from. Components read their own keys through the typed getters, which throw ConfigError naming
+// the key and what would be accepted; the front end turns that into one error line and exit code 2.
+//
+// Usage:
+//   sim::Config cfg;
+//   cfg.set("model.depth", "8", "command line");
+//   std::uint64_t depth = cfg.get_positive("model.depth");
+//   auto [r, c] = cfg.get_dims("mapping.block");          // "4x4"
+//   std::string act = cfg.get_choice("model.activation", {"relu", "tanh", "gelu", "identity"});
+//
+// Contract: getters never clamp or guess; a value that does not parse completely is an error.
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace spatialsim::sim {
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string key, const std::string& message)
+      : std::runtime_error(message), m_key(std::move(key)) {}
+  const std::string& key() const { return m_key; }
+
+ private:
+  std::string m_key;
+};
+
+class Config {
+ public:
+  void set(const std::string& key, std::string value, std::string origin);
+  bool has(const std::string& key) const { return m_values.count(key) != 0; }
+  // True when the value did not come from the built-in defaults.
+  bool is_explicit(const std::string& key) const;
+  const std::string& raw(const std::string& key) const;
+  const std::string& origin(const std::string& key) const;
+  std::vector<std::string> keys() const;  // sorted
+
+  std::string get_string(const std::string& key) const { return raw(key); }
+  std::int64_t get_int(const std::string& key) const;
+  std::uint64_t get_uint(const std::string& key) const;      // >= 0
+  std::uint64_t get_positive(const std::string& key) const;  // >= 1
+  double get_double(const std::string& key) const;           // finite
+  double get_nonnegative_double(const std::string& key) const;
+  bool get_bool(const std::string& key) const;  // true/false/1/0/yes/no/on/off
+  std::string get_choice(const std::string& key, std::initializer_list<std::string_view> choices) const;
+  std::string get_choice(const std::string& key, const std::vector<std::string>& choices) const;
+  // "a,b,c" -> values; every element must parse.
+  std::vector<std::uint64_t> get_positive_list(const std::string& key) const;
+  std::vector<std::string> get_string_list(const std::string& key) const;
+  // "RxC" (for example a block 4x4 or a grid 32x16), both >= 1; "auto" gives {0, 0}.
+  std::pair<std::uint32_t, std::uint32_t> get_dims(const std::string& key, bool allow_auto = false) const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what_is_accepted) const;
+
+ private:
+  struct Entry {
+    std::string value;
+    std::string origin;
+  };
+  std::map<std::string, Entry> m_values;
+};
+
+}  // namespace spatialsim::sim

@@ -1,0 +1,60 @@
+#pragma once
+// What a run measured (MODEL.md section 3). Plain data, owned by the engine, read by analysis.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/types.h"
+
+namespace spatialsim::sim {
+
+struct Counters {
+  PerPhaseKind<std::uint64_t> byte_hops;                // bytes x hops, per phase and kind
+  PerPhaseKind<std::uint64_t> bytes;                    // bytes injected, per phase and kind
+  PerPhaseKind<std::uint64_t> messages;                 // messages sent, per phase and kind
+  std::array<std::uint64_t, kPhaseCount> flops{};       // 2 per multiply-add performed
+  std::array<std::uint64_t, kPhaseCount> sram_bytes{};  // tile-local reads and writes
+  std::uint64_t events = 0;                             // deliveries processed by the engine
+  Cycle makespan_cycles = 0;                            // cycle of the last event
+  std::uint32_t depth = 0;                              // max depth stamp of any value delivered or computed
+  // Storage, from the ledger's timeline.
+  std::uint64_t inflight_byte_cycles = 0;   // integral of all tiles' stash bytes over time
+  std::uint64_t peak_stash_bytes = 0;       // max over time of the total stash
+  std::uint64_t peak_tile_stash_bytes = 0;  // max over tiles and time of one tile's stash
+  std::uint64_t tangent_byte_cycles = 0;    // the same integral for stashed tangents
+  std::uint64_t peak_tangent_bytes = 0;
+
+  std::uint64_t total_flops() const {
+    std::uint64_t s = 0;
+    for (auto f : flops) s += f;
+    return s;
+  }
+  std::uint64_t total_sram_bytes() const {
+    std::uint64_t s = 0;
+    for (auto b : sram_bytes) s += b;
+    return s;
+  }
+  bool operator==(const Counters&) const = default;
+};
+
+// Per-tile totals, for the maps written as grid-shaped datasets.
+struct TileCounters {
+  std::vector<std::uint64_t> bytes_sent;
+  std::vector<std::uint64_t> bytes_received;
+  std::vector<std::uint64_t> byte_hops_sent;  // byte-hops of messages this tile sent
+  std::vector<std::uint64_t> flops;
+  std::vector<std::uint64_t> sram_bytes;
+  std::vector<std::uint64_t> peak_stash_bytes;
+
+  explicit TileCounters(std::uint32_t tiles = 0)
+      : bytes_sent(tiles),
+        bytes_received(tiles),
+        byte_hops_sent(tiles),
+        flops(tiles),
+        sram_bytes(tiles),
+        peak_stash_bytes(tiles) {}
+  bool operator==(const TileCounters&) const = default;
+};
+
+}  // namespace spatialsim::sim

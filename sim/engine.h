@@ -1,0 +1,114 @@
+#pragma once
+// The discrete-event engine: delivers messages between tiles of a grid, in (cycle, sequence) order, and
+// counts what they cost. Programs (a schedule running a model, a collective kernel) implement
+// MessageHandler; they never call each other, they send messages.
+//
+// Usage:
+//   sim::Engine engine(grid, sim::MachineTiming{});
+//   engine.set_handler(&program);
+//   engine.send(msg, engine.now());      // counted; delivered to program.on_message at arrival
+//   engine.run();                        // until no event is left
+//   engine.finish();  const sim::Counters& c = engine.counters();
+//
+// Lifecycle: construct, set_handler (and add_observer), seed the first events, run, finish. After
+// finish() the counters are final.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/counters.h"
+#include "sim/event_queue.h"
+#include "sim/grid.h"
+#include "sim/message.h"
+#include "sim/storage_ledger.h"
+
+namespace spatialsim::sim {
+
+struct MachineTiming {
+  Cycle hop_latency = 1;                   // cycles per hop
+  std::uint64_t link_bytes_per_cycle = 0;  // 0: unlimited (latency-only links, no contention)
+  std::uint64_t flops_per_cycle = 0;       // per tile; 0: compute takes no time
+  std::uint64_t sram_bytes_per_tile = 0;   // 0: unlimited local memory
+};
+
+class Engine;
+
+// Contract: on_message is called once per delivered message, at engine.now() == arrival cycle, with
+// message.depth already including the hops travelled.
+class MessageHandler {
+ public:
+  virtual ~MessageHandler() = default;
+  virtual void on_message(Engine& engine, const Message& message) = 0;
+};
+
+// Read-only instrumentation (tracing). Contract: observers see every counted send and every storage
+// change; they must not send messages or change storage.
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  virtual void on_send(const Message& /*message*/, Cycle /*depart*/, Cycle /*arrive*/,
+                       std::uint32_t /*hops*/) {}
+  virtual void on_storage(TileId /*tile*/, StorageCategory /*category*/, std::int64_t /*delta_bytes*/,
+                          std::uint32_t /*group*/, Cycle /*now*/) {}
+};
+
+class Engine {
+ public:
+  Engine(const Grid& grid, const MachineTiming& timing);
+
+  void set_handler(MessageHandler* handler) { m_handler = handler; }
+  void add_observer(EngineObserver* observer) { m_observers.push_back(observer); }
+
+  // Sends `message` leaving its source at `depart` (>= now). Counts bytes and byte-hops under the
+  // message's phase and kind, and schedules its delivery. src or dst may be kHostTile (grid-edge I/O).
+  // Returns the arrival cycle.
+  Cycle send(Message message, Cycle depart);
+  // Delivers `message` to its own destination at `at` without any traffic: a timer, not a transfer.
+  void post_local(Message message, Cycle at);
+
+  // Performs `flops` on `tile` once its inputs are ready at `ready`; returns the cycle it finishes.
+  // A tile computes one thing at a time.
+  Cycle compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready);
+  // Tile-local memory traffic (reads and writes), for the sram energy term.
+  void access_sram(TileId tile, std::uint64_t bytes, Phase phase) {
+    m_counters.sram_bytes[index(phase)] += bytes;
+    m_tile_counters.sram_bytes[tile] += bytes;
+  }
+  // Storage: written or released at now(). `group` labels the change for observers (a layer, say).
+  void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0);
+  void release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0);
+  // A value computed without a message (from local inputs) still counts toward depth.
+  void note_depth(std::uint32_t stamp) {
+    if (stamp > m_counters.depth) m_counters.depth = stamp;
+  }
+
+  void run();
+  // Closes the storage integrals at the makespan and copies the ledger's figures into the counters.
+  void finish();
+
+  Cycle now() const { return m_now; }
+  const Grid& grid() const { return m_grid; }
+  const MachineTiming& timing() const { return m_timing; }
+  const StorageLedger& ledger() const { return m_ledger; }
+  const Counters& counters() const { return m_counters; }
+  const TileCounters& tile_counters() const { return m_tile_counters; }
+
+ private:
+  std::uint32_t hops_of(const Message& m) const;
+  Cycle arrival(const Message& m, Cycle depart, std::uint32_t hops);
+
+  const Grid& m_grid;
+  MachineTiming m_timing;
+  MessageHandler* m_handler = nullptr;
+  std::vector<EngineObserver*> m_observers;
+  EventQueue<Message> m_queue;
+  StorageLedger m_ledger;
+  Counters m_counters;
+  TileCounters m_tile_counters;
+  std::vector<Cycle> m_link_free_at;  // per directed link, when finite bandwidth is modelled
+  std::vector<Cycle> m_tile_free_at;  // per tile compute unit
+  Cycle m_now = 0;
+};
+
+}  // namespace spatialsim::sim

@@ -1,0 +1,55 @@
+#include "sim/grid.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace spatialsim::sim {
+
+std::string_view name(Topology t) {
+  return t == Topology::mesh ? "mesh" : "torus";
+}
+
+Grid::Grid(std::uint32_t width, std::uint32_t height, Topology topology)
+    : m_width(width), m_height(height), m_topology(topology), m_graph(width * height) {
+  if (width == 0 || height == 0) throw std::invalid_argument("grid: width and height must be positive");
+  // One undirected edge per physical neighbour pair; on a torus the wrap links join the opposite edges
+  // (a ring of 2 would duplicate the link, a ring of 1 would make a self loop: both are left out).
+  for (std::uint32_t y = 0; y < height; ++y) {
+    for (std::uint32_t x = 0; x < width; ++x) {
+      const TileId here = tile_id(x, y);
+      if (x + 1 < width) boost::add_edge(here, tile_id(x + 1, y), m_graph);
+      if (y + 1 < height) boost::add_edge(here, tile_id(x, y + 1), m_graph);
+      if (topology == Topology::torus) {
+        if (x + 1 == width && width > 2) boost::add_edge(here, tile_id(0, y), m_graph);
+        if (y + 1 == height && height > 2) boost::add_edge(here, tile_id(x, 0), m_graph);
+      }
+    }
+  }
+}
+
+std::int32_t Grid::signed_steps(std::int32_t from, std::int32_t to, std::uint32_t extent) const {
+  const std::int32_t direct = to - from;
+  if (m_topology == Topology::mesh) return direct;
+  const auto n = static_cast<std::int32_t>(extent);
+  const std::int32_t forward = ((direct % n) + n) % n;  // steps going east/south with wrap
+  const std::int32_t backward = n - forward;            // steps going west/north with wrap
+  if (forward == 0) return 0;
+  return forward <= backward ? forward : -backward;
+}
+
+std::uint32_t Grid::hops(TileId from, TileId to) const {
+  const Coord a = coord(from);
+  const Coord b = coord(to);
+  return static_cast<std::uint32_t>(std::abs(signed_steps(a.x, b.x, m_width)) +
+                                    std::abs(signed_steps(a.y, b.y, m_height)));
+}
+
+std::uint32_t Grid::host_hops(TileId t) const {
+  const Coord c = coord(t);
+  const std::int32_t to_edge = std::min({c.x, c.y, static_cast<std::int32_t>(m_width) - 1 - c.x,
+                                         static_cast<std::int32_t>(m_height) - 1 - c.y});
+  return 1 + static_cast<std::uint32_t>(to_edge);
+}
+
+}  // namespace spatialsim::sim

@@ -1,0 +1,72 @@
+#pragma once
+// Per-tile storage by category, integrated over simulated time.
+//
+// Usage:
+//   StorageLedger ledger(grid.tile_count());
+//   ledger.add(tile, StorageCategory::stash, 512, now);      // written at `now`
+//   ledger.release(tile, StorageCategory::stash, 512, later); // last read at `later`
+//   ledger.finish(end);  ledger.byte_cycles(StorageCategory::stash) == 512 * (later - now)
+//
+// Contract: changes arrive in non-decreasing time order (the engine's clock). Releasing more than is held
+// is a program error and throws. Exceeding the optional per-tile capacity never stops the ledger: it is
+// recorded per tile (largest excess and the category whose write caused it) for the caller to report.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/types.h"
+
+namespace spatialsim::sim {
+
+struct StorageOverflow {
+  TileId tile = 0;
+  StorageCategory category = StorageCategory::stash;  // the write that first went over
+  std::uint64_t excess_bytes = 0;                     // the largest excess seen on this tile
+  Cycle first_cycle = 0;
+};
+
+class StorageLedger {
+ public:
+  explicit StorageLedger(std::uint32_t tile_count, std::uint64_t capacity_bytes_per_tile = 0);
+
+  void add(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now);
+  void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now);
+  // Closes the time integrals at `end` (the makespan). Further changes are a program error.
+  void finish(Cycle end);
+
+  std::uint64_t bytes(TileId tile, StorageCategory category) const {
+    return m_tiles[tile].held[index(category)];
+  }
+  std::uint64_t total(StorageCategory category) const { return m_total[index(category)]; }
+  // Integral over time of the total held in `category` (byte-cycles).
+  std::uint64_t byte_cycles(StorageCategory category) const { return m_byte_cycles[index(category)]; }
+  std::uint64_t peak_total(StorageCategory category) const { return m_peak_total[index(category)]; }
+  std::uint64_t peak_tile(StorageCategory category) const { return m_peak_tile[index(category)]; }
+  std::uint64_t peak_of_tile(TileId tile, StorageCategory category) const {
+    return m_tiles[tile].peak[index(category)];
+  }
+  std::uint32_t tile_count() const { return static_cast<std::uint32_t>(m_tiles.size()); }
+  const std::vector<StorageOverflow>& overflows() const { return m_overflows; }
+
+ private:
+  struct TileState {
+    std::array<std::uint64_t, kStorageCategoryCount> held{};
+    std::array<std::uint64_t, kStorageCategoryCount> peak{};
+    std::uint64_t all = 0;
+    std::int64_t overflow_index = -1;
+  };
+  void advance_to(Cycle now);
+
+  std::vector<TileState> m_tiles;
+  std::uint64_t m_capacity;
+  std::array<std::uint64_t, kStorageCategoryCount> m_total{};
+  std::array<std::uint64_t, kStorageCategoryCount> m_byte_cycles{};
+  std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
+  std::array<std::uint64_t, kStorageCategoryCount> m_peak_tile{};
+  std::vector<StorageOverflow> m_overflows;
+  Cycle m_last_change = 0;
+  bool m_finished = false;
+};
+
+}  // namespace spatialsim::sim

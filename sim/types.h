@@ -1,0 +1,87 @@
+#pragma once
+// Basic vocabulary of the engine: ids, time, and the enums that index every counter.
+// The engine knows nothing of neural networks: a message kind or a phase is a label the caller chooses
+// from this fixed list, so that counters can be indexed by it without string lookups on the event path.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace spatialsim::sim {
+
+using Cycle = std::uint64_t;
+using TileId = std::uint32_t;
+inline constexpr TileId kHostTile = 0xFFFFFFFFu;  // the host at the grid edge (inputs, targets, outputs)
+
+enum class MessageKind : std::uint8_t {
+  lane,            // a layer's input travelling along its lane
+  psum,            // partial sums accumulated along a column (forward) or a row (backward)
+  rebroadcast,     // stashed inputs sent along the lane again for the weight gradient
+  redistribution,  // values moved between the blocks of consecutive layers
+  scalar,          // reductions and broadcasts of scalars (softmax statistics, forward-gradient d_k)
+  host,            // traffic between the host and the grid edge
+  tangent,         // tangent (JVP) streams riding with the forward pass
+};
+inline constexpr std::size_t kMessageKindCount = 7;
+
+enum class Phase : std::uint8_t { forward, backward, recompute, update };
+inline constexpr std::size_t kPhaseCount = 4;
+
+// What a tile's memory holds, by purpose. `stash` is what the in-flight counters integrate.
+enum class StorageCategory : std::uint8_t { weights, optimizer, stash, tangent, transit };
+inline constexpr std::size_t kStorageCategoryCount = 5;
+
+inline constexpr std::array<std::string_view, kMessageKindCount> kMessageKindNames = {
+    "lane", "psum", "rebroadcast", "redistribution", "scalar", "host", "tangent"};
+inline constexpr std::array<std::string_view, kPhaseCount> kPhaseNames = {"forward", "backward", "recompute",
+                                                                          "update"};
+inline constexpr std::array<std::string_view, kStorageCategoryCount> kStorageCategoryNames = {
+    "weights", "optimizer", "stash", "tangent", "transit"};
+
+constexpr std::size_t index(MessageKind k) {
+  return static_cast<std::size_t>(k);
+}
+constexpr std::size_t index(Phase p) {
+  return static_cast<std::size_t>(p);
+}
+constexpr std::size_t index(StorageCategory c) {
+  return static_cast<std::size_t>(c);
+}
+constexpr std::string_view name(MessageKind k) {
+  return kMessageKindNames[index(k)];
+}
+constexpr std::string_view name(Phase p) {
+  return kPhaseNames[index(p)];
+}
+constexpr std::string_view name(StorageCategory c) {
+  return kStorageCategoryNames[index(c)];
+}
+
+// A table of T indexed by (phase, kind): the natural shape of traffic counters (Timeloop's PerDataSpace).
+template <typename T>
+struct PerPhaseKind {
+  std::array<std::array<T, kMessageKindCount>, kPhaseCount> cells{};
+
+  T& at(Phase p, MessageKind k) { return cells[index(p)][index(k)]; }
+  const T& at(Phase p, MessageKind k) const { return cells[index(p)][index(k)]; }
+  T phase_total(Phase p) const {
+    T sum{};
+    for (const T& v : cells[index(p)]) sum += v;
+    return sum;
+  }
+  T kind_total(MessageKind k) const {
+    T sum{};
+    for (const auto& row : cells) sum += row[index(k)];
+    return sum;
+  }
+  T total() const {
+    T sum{};
+    for (const auto& row : cells)
+      for (const T& v : row) sum += v;
+    return sum;
+  }
+  bool operator==(const PerPhaseKind&) const = default;
+};
+
+}  // namespace spatialsim::sim
