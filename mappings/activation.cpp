@@ -1,0 +1,96 @@
+#include "mappings/activation.h"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+namespace spatialsim::mappings {
+
+namespace {
+
+// One templated body per function so that the fp32 and fp64 paths cannot drift apart; the arithmetic
+// itself runs in the caller's precision (fp32 tiles must not silently compute in fp64).
+template <typename Real>
+Real normal_cdf(Real z) {
+  return Real(0.5) * (Real(1) + std::erf(z / std::numbers::sqrt2_v<Real>));
+}
+
+template <typename Real>
+Real normal_pdf(Real z) {
+  // 1/sqrt(2 pi) = inv_sqrtpi / sqrt2.
+  return std::numbers::inv_sqrtpi_v<Real> / std::numbers::sqrt2_v<Real> * std::exp(Real(-0.5) * z * z);
+}
+
+template <typename Real>
+Real activate_impl(Activation a, Real z) {
+  switch (a) {
+    case Activation::identity:
+      return z;
+    case Activation::relu:
+      return z > Real(0) ? z : Real(0);
+    case Activation::tanh:
+      return std::tanh(z);
+    case Activation::gelu:
+      return z * normal_cdf(z);
+  }
+  throw std::logic_error("activate: unhandled activation");
+}
+
+template <typename Real>
+Real derivative_impl(Activation a, Real z) {
+  switch (a) {
+    case Activation::identity:
+      return Real(1);
+    case Activation::relu:
+      // Strict inequality: the subgradient at the kink is taken as 0 (docs/conventions-math.md).
+      return z > Real(0) ? Real(1) : Real(0);
+    case Activation::tanh: {
+      const Real t = std::tanh(z);
+      return Real(1) - t * t;
+    }
+    case Activation::gelu:
+      // d/dz [z Phi(z)] = Phi(z) + z phi(z).
+      return normal_cdf(z) + z * normal_pdf(z);
+  }
+  throw std::logic_error("activation_derivative: unhandled activation");
+}
+
+}  // namespace
+
+const std::vector<std::string>& activation_names() {
+  // Same order as the enum, so that index i names Activation(i).
+  static const std::vector<std::string> names{"identity", "relu", "tanh", "gelu"};
+  return names;
+}
+
+Activation parse_activation(std::string_view name) {
+  const auto& names = activation_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<Activation>(i);
+  }
+  std::string accepted;
+  for (const auto& n : names) accepted += (accepted.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown activation '" + std::string(name) + "' (accepted: " + accepted + ")");
+}
+
+std::string_view name(Activation a) {
+  const auto index = static_cast<std::size_t>(a);
+  const auto& names = activation_names();
+  if (index >= names.size()) throw std::logic_error("name: activation out of range");
+  return names[index];
+}
+
+double activate(Activation a, double z) {
+  return activate_impl(a, z);
+}
+float activate(Activation a, float z) {
+  return activate_impl(a, z);
+}
+double activation_derivative(Activation a, double z) {
+  return derivative_impl(a, z);
+}
+float activation_derivative(Activation a, float z) {
+  return derivative_impl(a, z);
+}
+
+}  // namespace spatialsim::mappings
