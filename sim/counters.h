@@ -1,6 +1,7 @@
 #pragma once
 // What a run measured (MODEL.md section 3). Plain data, owned by the engine, read by analysis.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -56,5 +57,42 @@ struct TileCounters {
         peak_stash_bytes(tiles) {}
   bool operator==(const TileCounters&) const = default;
 };
+
+}  // namespace spatialsim::sim
+
+namespace spatialsim::sim {
+
+// Adds the counters of a step that ran after `total`'s: traffic, work, time and integrals add up; depth
+// and peaks take the larger value.
+inline void accumulate_sequential(Counters& total, const Counters& step) {
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    for (std::size_t k = 0; k < kMessageKindCount; ++k) {
+      total.byte_hops.cells[p][k] += step.byte_hops.cells[p][k];
+      total.bytes.cells[p][k] += step.bytes.cells[p][k];
+      total.messages.cells[p][k] += step.messages.cells[p][k];
+    }
+    total.flops[p] += step.flops[p];
+    total.sram_bytes[p] += step.sram_bytes[p];
+  }
+  total.events += step.events;
+  total.makespan_cycles += step.makespan_cycles;
+  total.depth = std::max(total.depth, step.depth);
+  total.inflight_byte_cycles += step.inflight_byte_cycles;
+  total.peak_stash_bytes = std::max(total.peak_stash_bytes, step.peak_stash_bytes);
+  total.peak_tile_stash_bytes = std::max(total.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
+  total.tangent_byte_cycles += step.tangent_byte_cycles;
+  total.peak_tangent_bytes = std::max(total.peak_tangent_bytes, step.peak_tangent_bytes);
+}
+
+inline void accumulate_sequential(TileCounters& total, const TileCounters& step) {
+  for (std::size_t t = 0; t < step.bytes_sent.size(); ++t) {
+    total.bytes_sent[t] += step.bytes_sent[t];
+    total.bytes_received[t] += step.bytes_received[t];
+    total.byte_hops_sent[t] += step.byte_hops_sent[t];
+    total.flops[t] += step.flops[t];
+    total.sram_bytes[t] += step.sram_bytes[t];
+    total.peak_stash_bytes[t] = std::max(total.peak_stash_bytes[t], step.peak_stash_bytes[t]);
+  }
+}
 
 }  // namespace spatialsim::sim

@@ -27,13 +27,13 @@ void check_shapes(Loss loss, const sim::Matrix<double>& outputs, const sim::Matr
     double sum = 0.0;
     for (std::uint32_t k = 0; k < targets.cols(); ++k) {
       if (targets(t, k) < 0.0) {
-        throw std::invalid_argument("loss cross_entropy: target row " + std::to_string(t) +
+        throw std::invalid_argument("loss cross-entropy: target row " + std::to_string(t) +
                                     " has a negative entry");
       }
       sum += targets(t, k);
     }
     if (std::abs(sum - 1.0) > kSumTolerance) {
-      throw std::invalid_argument("loss cross_entropy: target row " + std::to_string(t) + " sums to " +
+      throw std::invalid_argument("loss cross-entropy: target row " + std::to_string(t) + " sums to " +
                                   std::to_string(sum) + ", not 1");
     }
   }
@@ -56,7 +56,7 @@ double softmax_row(const double* y, std::uint32_t n, double* p) {
 
 const std::vector<std::string>& loss_names() {
   // Same order as the enum, so that index i names Loss(i).
-  static const std::vector<std::string> names{"mse", "cross_entropy"};
+  static const std::vector<std::string> names{"mse", "cross-entropy"};
   return names;
 }
 

@@ -108,7 +108,7 @@ TEST(Loss, RejectsMismatchedShapesEmptyStepsAndNonDistributionTargets) {
 
 TEST(Loss, NamesRoundTripAndUnknownNameListsTheAcceptedOnes) {
   for (const auto& n : loss_names()) EXPECT_EQ(name(parse_loss(n)), n);
-  EXPECT_EQ(parse_loss("cross_entropy"), Loss::cross_entropy);
+  EXPECT_EQ(parse_loss("cross-entropy"), Loss::cross_entropy);
   try {
     parse_loss("hinge");
     FAIL() << "expected std::invalid_argument";
@@ -116,7 +116,7 @@ TEST(Loss, NamesRoundTripAndUnknownNameListsTheAcceptedOnes) {
     const std::string what = e.what();
     EXPECT_NE(what.find("hinge"), std::string::npos) << what;
     EXPECT_NE(what.find("mse"), std::string::npos) << what;
-    EXPECT_NE(what.find("cross_entropy"), std::string::npos) << what;
+    EXPECT_NE(what.find("cross-entropy"), std::string::npos) << what;
   }
 }
 

@@ -1,0 +1,43 @@
+#pragma once
+// A placement assigns each layer of a network a block of tiles on the grid (MODEL.md section 5).
+// Implementations live in impl/, one file each, registered by config name (`mapping.placement`).
+//
+// Usage:
+//   auto strategy = PlacementRegistry::create("zigzag", config);
+//   Placement p = strategy->place({{4, 4}, {4, 4}, {4, 2}});
+//   p.width, p.height;  p.blocks[l].lane_entry(i);
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mappings/block_layout.h"
+#include "sim/registry.h"
+
+namespace spatialsim::mappings {
+
+struct BlockShape {
+  std::uint32_t rows = 1;  // r
+  std::uint32_t cols = 1;  // c
+};
+
+struct Placement {
+  std::vector<BlockLayout> blocks;  // one per layer, in layer order
+  std::uint32_t width = 0;          // bounding box of all blocks: the smallest grid that holds them
+  std::uint32_t height = 0;
+};
+
+class PlacementStrategy {
+ public:
+  virtual ~PlacementStrategy() = default;
+  // Contract: blocks do not overlap, all coordinates are >= 0, and the bounding box starts at (0, 0).
+  virtual Placement place(const std::vector<BlockShape>& shapes) const = 0;
+};
+
+using PlacementRegistry = sim::Registry<PlacementStrategy>;
+
+// Shifts blocks so that the bounding box starts at (0, 0), sets width and height, and throws
+// std::logic_error if two blocks share a tile. Shared by the implementations.
+Placement finish_placement(std::vector<BlockLayout> blocks);
+
+}  // namespace spatialsim::mappings

@@ -1,0 +1,427 @@
+#include "mappings/weight_stationary_block.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/matrix_kernels.h"
+
+namespace spatialsim::mappings {
+namespace {
+
+using sim::Cycle;
+using sim::MessageKind;
+using sim::Phase;
+using sim::StorageCategory;
+
+template <typename T>
+ValuesPtr<T> add(const ValuesPtr<T>& a, const ValuesPtr<T>& b) {
+  if (!a || !b) return nullptr;  // counting mode
+  sim::Matrix<T> sum = a->matrix;
+  const T* bv = b->matrix.data();
+  T* out = sum.data();
+  for (std::size_t k = 0; k < sum.size(); ++k) out[k] += bv[k];
+  return make_values(std::move(sum));
+}
+
+}  // namespace
+
+template <typename T>
+WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid, BlockListener<T>& listener)
+    : m_spec(std::move(spec)), m_grid(grid), m_listener(listener) {
+  const BlockLayout& L = m_spec.layout;
+  m_rows = split(m_spec.d_in, L.rows);
+  m_cols = split(m_spec.d_out, L.cols);
+  m_tiles.resize(L.tile_count());
+  for (std::uint32_t i = 0; i < L.rows; ++i) {
+    for (std::uint32_t j = 0; j < L.cols; ++j) {
+      const sim::Coord c = L.coord(i, j);
+      if (!grid.contains(c)) throw std::logic_error("block: tile outside the grid");
+      TileSlice& t = m_tiles[local(i, j)];
+      t.id = grid.tile_id(static_cast<std::uint32_t>(c.x), static_cast<std::uint32_t>(c.y));
+      t.row = i;
+      t.col = j;
+    }
+  }
+  m_wavefronts.resize(m_spec.wavefront_tokens.size());
+  for (WavefrontState& w : m_wavefronts) {
+    w.stashed_x.resize(m_tiles.size());
+    w.stashed_z.resize(L.cols);
+    w.forward.resize(m_tiles.size());
+    w.backward.resize(m_tiles.size());
+    w.grad.resize(m_tiles.size());
+  }
+}
+
+template <typename T>
+std::uint64_t WeightStationaryBlock<T>::x_bytes(std::uint32_t wf, std::uint32_t i) const {
+  return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_rows[i].size;
+}
+
+template <typename T>
+std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t j) const {
+  return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_cols[j].size;
+}
+
+template <typename T>
+sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t to_i,
+                                               std::uint32_t to_j, std::uint64_t bytes, MessageKind kind, Phase phase,
+                                               std::uint32_t depth, ValuesPtr<T> payload) const {
+  return sim::Message{.dst = tile(to_i, to_j),
+                      .bytes = bytes,
+                      .kind = kind,
+                      .phase = phase,
+                      .depth = depth,
+                      .port = static_cast<std::uint32_t>(port),
+                      .group = m_spec.layer,
+                      .serial = wf,
+                      .slot = local(to_i, to_j),
+                      .payload = std::move(payload)};
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weights, const std::vector<double>& bias) {
+  if (weights.rows() != m_spec.d_in || weights.cols() != m_spec.d_out)
+    throw std::logic_error("block: weight shape differs from the layer");
+  if (!m_spec.with_values) return;
+  for (TileSlice& t : m_tiles) {
+    const Range I = m_rows[t.row];
+    const Range J = m_cols[t.col];
+    t.weights = sim::Matrix<T>(I.size, J.size);
+    for (std::uint32_t a = 0; a < I.size; ++a)
+      for (std::uint32_t b = 0; b < J.size; ++b) t.weights(a, b) = static_cast<T>(weights(I.begin + a, J.begin + b));
+    t.bias.clear();
+    if (m_spec.has_bias && t.row == m_spec.layout.output_row()) {
+      t.bias.resize(J.size);
+      for (std::uint32_t b = 0; b < J.size; ++b) t.bias[b] = static_cast<T>(bias.at(J.begin + b));
+    }
+  }
+  zero_gradients();
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::record_resident_storage(sim::Engine& engine, bool with_gradients) const {
+  for (const TileSlice& t : m_tiles) {
+    const bool holds_bias = m_spec.has_bias && t.row == m_spec.layout.output_row();
+    const std::uint64_t elements =
+        std::uint64_t{m_rows[t.row].size} * m_cols[t.col].size + (holds_bias ? m_cols[t.col].size : 0);
+    const std::uint64_t bytes = elements * m_spec.bytes.weight;
+    engine.store(t.id, StorageCategory::weights, bytes, m_spec.layer);
+    if (with_gradients) engine.store(t.id, StorageCategory::optimizer, bytes, m_spec.layer);
+  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::zero_gradients() {
+  if (!m_spec.with_values) return;
+  for (TileSlice& t : m_tiles) {
+    t.grad = sim::Matrix<T>(m_rows[t.row].size, m_cols[t.col].size);
+    t.bias_grad.assign(t.bias.size(), T{0});  // bias slices live on output tiles only
+  }
+}
+
+// ---- forward ----
+
+template <typename T>
+void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
+                                          std::uint32_t depth, Cycle ready, XStash stash, Phase phase) {
+  m_wavefronts.at(wf).stash = stash;
+  receive_lane(engine, wf, row, m_spec.layout.entry_col(), std::move(x), depth, ready, phase);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                                            ValuesPtr<T> x, std::uint32_t depth, Cycle ready, Phase phase) {
+  const BlockLayout& L = m_spec.layout;
+  WavefrontState& ws = m_wavefronts[wf];
+  TileSlice& t = m_tiles[local(i, j)];
+  const std::uint64_t xb = x_bytes(wf, i);
+  if (j != L.exit_col())
+    engine.send(message(BlockPort::lane, wf, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
+
+  const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
+  if (keep) {
+    engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
+    engine.access_sram(t.id, xb, phase);
+    ws.stashed_x[local(i, j)] = x;
+  }
+
+  const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
+  engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, phase);
+  const Cycle done = engine.compute(t.id, 2 * macs, phase, ready);
+  Join& jn = ws.forward[local(i, j)];
+  if (m_spec.with_values) {
+    sim::Matrix<T> partial;
+    sim::multiply(x->matrix, t.weights, partial);
+    jn.mine = make_values(std::move(partial));
+  }
+  jn.have_mine = true;
+  jn.depth = std::max(jn.depth, depth);
+  jn.ready = std::max(jn.ready, done);
+  join_forward(engine, wf, i, j, phase);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                                            Phase phase) {
+  const BlockLayout& L = m_spec.layout;
+  Join& jn = m_wavefronts[wf].forward[local(i, j)];
+  const bool first = i == L.first_psum_row();
+  if (!jn.have_mine || (!first && !jn.have_incoming)) return;
+  ValuesPtr<T> sum = first ? jn.mine : add(jn.incoming, jn.mine);
+  const std::uint32_t depth = jn.depth;
+  const Cycle ready = jn.ready;
+  jn = Join{};
+  if (i == L.output_row()) {
+    finish_column(engine, wf, j, std::move(sum), depth, ready, phase);
+  } else {
+    const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
+    engine.send(message(BlockPort::psum, wf, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
+                ready);
+  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
+                                             std::uint32_t depth, Cycle ready, Phase phase) {
+  WavefrontState& ws = m_wavefronts[wf];
+  TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
+  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
+  if (nonlinear && ws.stash != XStash::none) {
+    // The activation derivative needs Z in the backward pass: it stays on the output tile.
+    engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
+    engine.access_sram(t.id, y_bytes(wf, j), phase);
+  }
+  ValuesPtr<T> y = sum;
+  if (m_spec.with_values) {
+    sim::Matrix<T> z = sum->matrix;
+    if (m_spec.has_bias) {
+      for (std::uint32_t r = 0; r < z.rows(); ++r) {
+        T* row = z.row(r);
+        for (std::uint32_t c = 0; c < z.cols(); ++c) row[c] += t.bias[c];
+      }
+    }
+    sim::Matrix<T> out = z;
+    if (nonlinear) {
+      T* v = out.data();
+      for (std::size_t k = 0; k < out.size(); ++k) v[k] = activate(m_spec.activation, v[k]);
+    }
+    if (nonlinear && ws.stash != XStash::none) ws.stashed_z[j] = make_values(std::move(z));
+    y = make_values(std::move(out));
+  }
+  m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
+                                              std::uint32_t depth, Cycle ready) {
+  WavefrontState& ws = m_wavefronts.at(wf);
+  if (ws.stash == XStash::none) throw std::logic_error("block: backward pass without a stash");
+  TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
+  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  ValuesPtr<T> dz = std::move(dy);
+  if (nonlinear) {
+    engine.access_sram(t.id, y_bytes(wf, col), Phase::backward);
+    engine.release(t.id, StorageCategory::stash, y_bytes(wf, col), m_spec.layer);
+    if (m_spec.with_values) {
+      sim::Matrix<T> g = dz->matrix;
+      const T* z = ws.stashed_z[col]->matrix.data();
+      T* v = g.data();
+      for (std::size_t k = 0; k < g.size(); ++k) v[k] *= activation_derivative(m_spec.activation, z[k]);
+      dz = make_values(std::move(g));
+    }
+    ws.stashed_z[col].reset();
+  }
+  if (m_spec.has_bias) {
+    engine.access_sram(t.id, 2 * std::uint64_t{m_cols[col].size} * m_spec.bytes.weight, Phase::backward);
+    if (m_spec.with_values) {
+      const sim::Matrix<T>& g = dz->matrix;
+      for (std::uint32_t r = 0; r < g.rows(); ++r)
+        for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
+    }
+  }
+  receive_dz(engine, wf, m_spec.layout.output_row(), col, std::move(dz), depth, ready);
+}
+
+// ---- backward ----
+
+template <typename T>
+void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                                          ValuesPtr<T> dz, std::uint32_t depth, Cycle ready) {
+  const BlockLayout& L = m_spec.layout;
+  WavefrontState& ws = m_wavefronts[wf];
+  TileSlice& t = m_tiles[local(i, j)];
+  if (i != L.first_psum_row()) {
+    const std::uint64_t bytes = y_bytes(wf, j);
+    engine.send(message(BlockPort::grad_column, wf, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
+                        dz),
+                ready);
+  }
+  BackwardState& bs = ws.grad[local(i, j)];
+  bs.dz = dz;
+  bs.have_dz = true;
+  bs.depth = std::max(bs.depth, depth);
+  bs.ready = std::max(bs.ready, ready);
+  if (ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col())) {
+    bs.x = ws.stashed_x[local(i, j)];
+    bs.have_x = true;
+    bs.x_from_stash = true;
+  }
+  if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
+    // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
+    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+                        Phase::backward, depth, bs.x),
+                ready);
+  }
+  if (m_spec.computes_input_gradient) {
+    const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
+    engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, Phase::backward);
+    const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
+    Join& jb = ws.backward[local(i, j)];
+    if (m_spec.with_values) {
+      sim::Matrix<T> share;
+      sim::multiply_a_bt(dz->matrix, t.weights, share);
+      jb.mine = make_values(std::move(share));
+    }
+    jb.have_mine = true;
+    jb.depth = std::max(jb.depth, depth);
+    jb.ready = std::max(jb.ready, done);
+    join_backward(engine, wf, i, j);
+  }
+  try_weight_gradient(engine, wf, i, j);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                                   std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready) {
+  const BlockLayout& L = m_spec.layout;
+  if (j != L.exit_col()) {
+    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+                        Phase::backward, depth, x),
+                ready);
+  }
+  BackwardState& bs = m_wavefronts[wf].grad[local(i, j)];
+  bs.x = std::move(x);
+  bs.have_x = true;
+  bs.depth = std::max(bs.depth, depth);
+  bs.ready = std::max(bs.ready, ready);
+  if (!bs.have_dz) {
+    // Arrived before this tile's dZ: it waits here, and that storage is counted.
+    bs.x_in_transit = true;
+    engine.store(m_tiles[local(i, j)].id, StorageCategory::transit, x_bytes(wf, i), m_spec.layer);
+  }
+  try_weight_gradient(engine, wf, i, j);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                                   std::uint32_t j) {
+  WavefrontState& ws = m_wavefronts[wf];
+  BackwardState& bs = ws.grad[local(i, j)];
+  if (!bs.have_dz || !bs.have_x) return;
+  TileSlice& t = m_tiles[local(i, j)];
+  const std::uint64_t xb = x_bytes(wf, i);
+  const std::uint64_t weights = std::uint64_t{m_rows[i].size} * m_cols[j].size;
+  // dW slice: read and write the accumulator; the inputs are read from the stash (or the transit buffer).
+  engine.access_sram(t.id, 2 * weights * m_spec.bytes.weight + xb, Phase::backward);
+  engine.compute(t.id, 2 * std::uint64_t{tokens(wf)} * weights, Phase::backward, bs.ready);
+  if (m_spec.with_values) sim::multiply_add_at_b(bs.x->matrix, bs.dz->matrix, t.grad);
+  if (bs.x_in_transit) {
+    engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
+  } else if (bs.x_from_stash) {
+    engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
+    ws.stashed_x[local(i, j)].reset();
+  }
+  bs = BackwardState{};
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j) {
+  const BlockLayout& L = m_spec.layout;
+  Join& jb = m_wavefronts[wf].backward[local(i, j)];
+  const bool first = j == L.exit_col();
+  if (!jb.have_mine || (!first && !jb.have_incoming)) return;
+  ValuesPtr<T> sum = first ? jb.mine : add(jb.incoming, jb.mine);
+  const std::uint32_t depth = jb.depth;
+  const Cycle ready = jb.ready;
+  jb = Join{};
+  if (j == L.entry_col()) {
+    m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
+  } else {
+    const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
+    engine.send(message(BlockPort::grad_share, wf, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
+                        std::move(sum)),
+                ready);
+  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Message& m) {
+  const std::uint32_t i = m.slot / m_spec.layout.cols;
+  const std::uint32_t j = m.slot % m_spec.layout.cols;
+  const std::uint32_t wf = m.serial;
+  const Cycle now = engine.now();
+  switch (static_cast<BlockPort>(m.port)) {
+    case BlockPort::lane:
+      receive_lane(engine, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
+      return;
+    case BlockPort::psum: {
+      Join& jn = m_wavefronts[wf].forward[local(i, j)];
+      jn.incoming = values_of<T>(m);
+      jn.have_incoming = true;
+      jn.depth = std::max(jn.depth, m.depth);
+      jn.ready = std::max(jn.ready, now);
+      join_forward(engine, wf, i, j, m.phase);
+      return;
+    }
+    case BlockPort::grad_column:
+      receive_dz(engine, wf, i, j, values_of<T>(m), m.depth, now);
+      return;
+    case BlockPort::grad_share: {
+      Join& jb = m_wavefronts[wf].backward[local(i, j)];
+      jb.incoming = values_of<T>(m);
+      jb.have_incoming = true;
+      jb.depth = std::max(jb.depth, m.depth);
+      jb.ready = std::max(jb.ready, now);
+      join_backward(engine, wf, i, j);
+      return;
+    }
+    case BlockPort::rebroadcast:
+      receive_rebroadcast(engine, wf, i, j, values_of<T>(m), m.depth, now);
+      return;
+  }
+  throw std::logic_error("block: unknown port");
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights, std::vector<double>& bias) const {
+  weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
+  bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
+  if (!m_spec.with_values) return;
+  for (const TileSlice& t : m_tiles) {
+    const Range I = m_rows[t.row];
+    const Range J = m_cols[t.col];
+    for (std::uint32_t a = 0; a < I.size; ++a)
+      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = t.grad(a, b);
+    for (std::uint32_t b = 0; b < t.bias_grad.size(); ++b) bias[J.begin + b] = t.bias_grad[b];
+  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const {
+  weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
+  bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
+  if (!m_spec.with_values) return;
+  for (const TileSlice& t : m_tiles) {
+    const Range I = m_rows[t.row];
+    const Range J = m_cols[t.col];
+    for (std::uint32_t a = 0; a < I.size; ++a)
+      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = t.weights(a, b);
+    for (std::uint32_t b = 0; b < t.bias.size(); ++b) bias[J.begin + b] = t.bias[b];
+  }
+}
+
+template class WeightStationaryBlock<float>;
+template class WeightStationaryBlock<double>;
+
+}  // namespace spatialsim::mappings

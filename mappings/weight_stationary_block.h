@@ -1,0 +1,180 @@
+#pragma once
+// One dense layer y = act(x W + b), W of shape d_in x d_out, held weight-stationary on an r x c block of
+// tiles (MODEL.md section 4). Forward: X[:, I_i] travels along lane i; tile (i, j) multiplies it by its
+// slice W[I_i, J_j]; partial sums accumulate along column j to the output tile, which adds the bias and
+// applies the activation. Backward: the same tiles with the flows reversed: dZ[:, J_j] goes back along
+// column j, the shares of dX[:, I_i] are summed back along row i to the lane entry, and each tile adds
+// X[:, I_i]^T dZ[:, J_j] to its own dW slice.
+//
+// The block only moves and computes; what happens to its outputs (the next layer, the loss) is decided by
+// its listener, and what it keeps for the backward pass by the XStash policy of each forward pass.
+//
+// Usage:
+//   WeightStationaryBlock<float> block(spec, grid, listener);
+//   block.load_parameters(weights, bias);  block.record_resident_storage(engine, true);
+//   block.enter_lane(engine, wf, row, x_slice, depth, engine.now(), XStash::replicate, Phase::forward);
+//   ... engine delivers BlockPort messages to block.on_message ...
+//   block.start_backward(engine, wf, col, dy_slice, depth, engine.now());
+
+#include <cstdint>
+#include <vector>
+
+#include "mappings/activation.h"
+#include "mappings/block_layout.h"
+#include "mappings/partition.h"
+#include "mappings/values.h"
+#include "sim/engine.h"
+
+namespace spatialsim::mappings {
+
+// What a forward pass leaves behind for the backward pass of the same wavefront.
+enum class XStash : std::uint8_t {
+  none,        // nothing (inference, or layers that will be recomputed)
+  replicate,   // every tile of row i keeps X[:, I_i]; output tiles keep Z if the activation needs it
+  entry_only,  // only the lane entry keeps X[:, I_i] and rebroadcasts it along the row in backward
+};
+
+// message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
+enum class BlockPort : std::uint32_t { lane = 1, psum, grad_column, grad_share, rebroadcast };
+inline constexpr std::uint32_t kFirstProgramPort = 16;
+
+struct ElementBytes {
+  std::uint32_t activation = 2;   // b_a: per activation (and gradient) element on a link or in a stash
+  std::uint32_t partial_sum = 2;  // b_p: per partial-sum element on a link
+  std::uint32_t weight = 2;       // per weight element in SRAM
+};
+
+struct BlockSpec {
+  std::uint32_t layer = 0;
+  std::uint32_t d_in = 1;
+  std::uint32_t d_out = 1;
+  BlockLayout layout;
+  Activation activation = Activation::identity;
+  bool apply_activation = true;
+  bool has_bias = true;
+  bool computes_input_gradient = true;  // false for the first layer: no one needs dX there
+  ElementBytes bytes;
+  std::vector<std::uint32_t> wavefront_tokens;  // T_g of each wavefront (the last may be smaller)
+  bool with_values = true;                      // false: counting mode, messages carry no numbers
+};
+
+template <typename T>
+class BlockListener {
+ public:
+  virtual ~BlockListener() = default;
+  // Column `col` of wavefront `wf` is complete on output tile `col` and usable from cycle `ready`.
+  virtual void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
+                                 ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready, sim::Phase phase) = 0;
+  // dX[:, I_row] of wavefront `wf` is complete on the lane entry of `row`, usable from cycle `ready`.
+  virtual void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
+                                  ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) = 0;
+};
+
+template <typename T>
+class WeightStationaryBlock {
+ public:
+  WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid, BlockListener<T>& listener);
+
+  // Slices W (d_in x d_out) and b (d_out, or empty) onto the tiles.
+  void load_parameters(const sim::Matrix<double>& weights, const std::vector<double>& bias);
+  // Records what stays resident on the tiles for a whole step in a fresh engine's ledger: the weight
+  // slices, and for schedules that train a gradient accumulator of the same size (category optimizer).
+  void record_resident_storage(sim::Engine& engine, bool with_gradients) const;
+
+  // X[:, I_row] of wavefront `wf` is at the lane entry of `row` (now), usable from `ready`.
+  void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x, std::uint32_t depth,
+                  sim::Cycle ready, XStash stash, sim::Phase phase);
+  // dL/dY[:, J_col] (after this layer's activation) of wavefront `wf` is at output tile `col` (now).
+  void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy, std::uint32_t depth,
+                      sim::Cycle ready);
+  // Delivers a BlockPort message addressed to this block (message.group == layer).
+  void on_message(sim::Engine& engine, const sim::Message& message);
+
+  // Assembles the tiles' dW slices (and db) into whole matrices (d_in x d_out, d_out).
+  void collect_gradients(sim::Matrix<double>& weights, std::vector<double>& bias) const;
+  // Assembles the tiles' weight slices (to check an update, or export).
+  void collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const;
+  void zero_gradients();
+
+  const BlockSpec& spec() const { return m_spec; }
+  const std::vector<Range>& row_ranges() const { return m_rows; }  // I_i
+  const std::vector<Range>& col_ranges() const { return m_cols; }  // J_j
+  sim::TileId tile(std::uint32_t i, std::uint32_t j) const { return m_tiles[i * m_spec.layout.cols + j].id; }
+  sim::TileId lane_entry_tile(std::uint32_t i) const { return tile(i, m_spec.layout.entry_col()); }
+  sim::TileId output_tile(std::uint32_t j) const { return tile(m_spec.layout.output_row(), j); }
+
+  // Per-tile parameter and gradient slices, for the optimizer that runs on each tile.
+  struct TileSlice {
+    sim::TileId id = 0;
+    std::uint32_t row = 0;
+    std::uint32_t col = 0;
+    sim::Matrix<T> weights;     // W[I_i, J_j]
+    std::vector<T> bias;        // b[J_j] on output tiles, else empty
+    sim::Matrix<T> grad;        // dW accumulator
+    std::vector<T> bias_grad;   // db accumulator (output tiles)
+  };
+  std::vector<TileSlice>& tiles() { return m_tiles; }
+  const std::vector<TileSlice>& tiles() const { return m_tiles; }
+
+ private:
+  // Per wavefront and tile, what the two joins of a tile wait for.
+  struct Join {
+    ValuesPtr<T> mine;      // this tile's own contribution
+    ValuesPtr<T> incoming;  // the running sum from upstream
+    std::uint32_t depth = 0;
+    sim::Cycle ready = 0;
+    bool have_mine = false;
+    bool have_incoming = false;
+  };
+  struct BackwardState {
+    ValuesPtr<T> dz;        // dZ[:, J_j] once it reached this tile
+    ValuesPtr<T> x;         // X[:, I_i] from the stash or a rebroadcast
+    bool have_dz = false;
+    bool have_x = false;
+    bool x_from_stash = false;  // this tile's own stash: released once dW is done
+    bool x_in_transit = false;  // arrived by rebroadcast before dZ: held as transit storage
+    std::uint32_t depth = 0;
+    sim::Cycle ready = 0;
+  };
+  struct WavefrontState {
+    XStash stash = XStash::none;
+    std::vector<ValuesPtr<T>> stashed_x;  // per tile
+    std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
+    std::vector<Join> forward;            // per tile: partial-sum join along the column
+    std::vector<Join> backward;           // per tile: dX-share join along the row
+    std::vector<BackwardState> grad;      // per tile
+  };
+
+  std::uint32_t local(std::uint32_t i, std::uint32_t j) const { return i * m_spec.layout.cols + j; }
+  std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
+  std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
+  std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
+  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t to_i, std::uint32_t to_j,
+                       std::uint64_t bytes, sim::MessageKind kind, sim::Phase phase, std::uint32_t depth,
+                       ValuesPtr<T> payload) const;
+
+  void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> x,
+                    std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  void join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, sim::Phase phase);
+  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum, std::uint32_t depth,
+                     sim::Cycle ready, sim::Phase phase);
+  void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> dz,
+                  std::uint32_t depth, sim::Cycle ready);
+  void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> x,
+                           std::uint32_t depth, sim::Cycle ready);
+  void try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
+  void join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
+
+  BlockSpec m_spec;
+  const sim::Grid& m_grid;
+  BlockListener<T>& m_listener;
+  std::vector<Range> m_rows;
+  std::vector<Range> m_cols;
+  std::vector<TileSlice> m_tiles;
+  std::vector<WavefrontState> m_wavefronts;
+};
+
+extern template class WeightStationaryBlock<float>;
+extern template class WeightStationaryBlock<double>;
+
+}  // namespace spatialsim::mappings

@@ -1,0 +1,56 @@
+#include "sim/matrix_kernels.h"
+
+#include <cblas.h>
+
+#include <stdexcept>
+
+namespace spatialsim::sim {
+namespace {
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a, int lda,
+          const float* b, int ldb, float beta, float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha, const double* a, int lda,
+          const double* b, int ldb, double beta, double* c, int ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+int to_int(std::uint32_t v) { return static_cast<int>(v); }
+
+}  // namespace
+
+template <typename T>
+void multiply(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& c) {
+  if (a.cols() != b.rows()) throw std::logic_error("multiply: inner dimensions differ");
+  c = Matrix<T>(a.rows(), b.cols());
+  if (c.size() == 0 || a.cols() == 0) return;
+  gemm(CblasNoTrans, CblasNoTrans, to_int(a.rows()), to_int(b.cols()), to_int(a.cols()), T{1}, a.data(),
+       to_int(a.cols()), b.data(), to_int(b.cols()), T{0}, c.data(), to_int(c.cols()));
+}
+
+template <typename T>
+void multiply_add_at_b(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& c) {
+  if (a.rows() != b.rows() || c.rows() != a.cols() || c.cols() != b.cols())
+    throw std::logic_error("multiply_add_at_b: shapes differ");
+  if (c.size() == 0 || a.rows() == 0) return;
+  gemm(CblasTrans, CblasNoTrans, to_int(a.cols()), to_int(b.cols()), to_int(a.rows()), T{1}, a.data(),
+       to_int(a.cols()), b.data(), to_int(b.cols()), T{1}, c.data(), to_int(c.cols()));
+}
+
+template <typename T>
+void multiply_a_bt(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& c) {
+  if (a.cols() != b.cols()) throw std::logic_error("multiply_a_bt: shapes differ");
+  c = Matrix<T>(a.rows(), b.rows());
+  if (c.size() == 0 || a.cols() == 0) return;
+  gemm(CblasNoTrans, CblasTrans, to_int(a.rows()), to_int(b.rows()), to_int(a.cols()), T{1}, a.data(),
+       to_int(a.cols()), b.data(), to_int(b.cols()), T{0}, c.data(), to_int(c.cols()));
+}
+
+template void multiply(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
+template void multiply(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
+template void multiply_add_at_b(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
+template void multiply_add_at_b(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
+template void multiply_a_bt(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
+template void multiply_a_bt(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
+
+}  // namespace spatialsim::sim

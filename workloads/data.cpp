@@ -1,0 +1,82 @@
+#include "workloads/data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "sim/option_spec.h"
+#include "workloads/random.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+const sim::OptionRegistration options{
+    {"data.task", "choice", "teacher (regression onto a random teacher MLP) | mixture (Gaussian-mixture classes)"},
+    {"data.teacher_width", "elements", "hidden width of the teacher MLP"},
+    {"data.mixture_spread", "1", "standard deviation of each mixture class around its mean"},
+};
+
+constexpr std::uint64_t kTaskStream = 1;
+constexpr std::uint64_t kStepStreamBase = 1u << 20;
+
+void softmax_rows(sim::Matrix<double>& m) {
+  for (std::uint32_t r = 0; r < m.rows(); ++r) {
+    double* row = m.row(r);
+    const double top = *std::max_element(row, row + m.cols());
+    double sum = 0;
+    for (std::uint32_t c = 0; c < m.cols(); ++c) sum += (row[c] = std::exp(row[c] - top));
+    for (std::uint32_t c = 0; c < m.cols(); ++c) row[c] /= sum;
+  }
+}
+
+}  // namespace
+
+DataSpec data_from_config(const sim::Config& config) {
+  DataSpec d;
+  d.task = config.get_choice("data.task", {"teacher", "mixture"}) == "teacher" ? Task::teacher : Task::mixture;
+  d.teacher_width = static_cast<std::uint32_t>(config.get_positive("data.teacher_width"));
+  d.mixture_spread = config.get_nonnegative_double("data.mixture_spread");
+  return d;
+}
+
+StepData make_step_data(const DataSpec& spec, const ModelSpec& model, std::uint64_t seed, std::uint64_t step,
+                        std::uint32_t tokens) {
+  const std::uint32_t d_in = model.inputs();
+  const std::uint32_t d_out = model.outputs();
+  Random task_rng(seed, kTaskStream);
+  Random rng(seed, kStepStreamBase + step);
+  StepData s{sim::Matrix<double>(tokens, d_in), sim::Matrix<double>(tokens, d_out)};
+  if (spec.task == Task::teacher) {
+    const std::uint32_t h = spec.teacher_width;
+    std::vector<double> w1(std::size_t{d_in} * h), w2(std::size_t{h} * d_out);
+    for (double& w : w1) w = task_rng.normal() / std::sqrt(static_cast<double>(d_in));
+    for (double& w : w2) w = task_rng.normal() / std::sqrt(static_cast<double>(h));
+    for (double& x : s.inputs.values()) x = rng.normal();
+    std::vector<double> hidden(h);
+    for (std::uint32_t t = 0; t < tokens; ++t) {
+      for (std::uint32_t k = 0; k < h; ++k) {
+        double z = 0;
+        for (std::uint32_t i = 0; i < d_in; ++i) z += s.inputs(t, i) * w1[std::size_t{i} * h + k];
+        hidden[k] = std::tanh(z);
+      }
+      for (std::uint32_t o = 0; o < d_out; ++o) {
+        double y = 0;
+        for (std::uint32_t k = 0; k < h; ++k) y += hidden[k] * w2[std::size_t{k} * d_out + o];
+        s.targets(t, o) = y;
+      }
+    }
+    if (model.loss == Loss::cross_entropy) softmax_rows(s.targets);
+  } else {
+    std::vector<double> means(std::size_t{d_out} * d_in);
+    for (double& m : means) m = task_rng.normal();
+    for (std::uint32_t t = 0; t < tokens; ++t) {
+      const auto cls = static_cast<std::uint32_t>(rng.below(d_out));
+      for (std::uint32_t i = 0; i < d_in; ++i)
+        s.inputs(t, i) = means[std::size_t{cls} * d_in + i] + spec.mixture_spread * rng.normal();
+      s.targets(t, cls) = 1.0;
+    }
+  }
+  return s;
+}
+
+}  // namespace spatialsim::workloads

@@ -1,0 +1,55 @@
+#include "workloads/model_spec.h"
+
+#include <string>
+
+#include "sim/option_spec.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+const sim::OptionRegistration options{
+    {"model.widths", "list",
+     "layer widths d_0,d_1,...,d_L (L layers); when set, inputs/width/depth/outputs must not be"},
+    {"model.inputs", "elements", "input width d_0 (with width/depth/outputs)"},
+    {"model.width", "elements", "hidden width (with inputs/depth/outputs)"},
+    {"model.depth", "layers", "number of layers L >= 1 (with inputs/width/outputs)"},
+    {"model.outputs", "elements", "output width d_L (with inputs/width/depth)"},
+    {"model.activation", "choice", "relu|tanh|gelu|identity, after every layer but the last"},
+    {"model.bias", "bool", "whether layers add a bias"},
+    {"model.loss", "choice", "mse|cross-entropy, mean over the step's tokens"},
+    {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)"},
+};
+
+
+}  // namespace
+
+ModelSpec model_from_config(const sim::Config& config) {
+  ModelSpec m;
+  if (!config.raw("model.widths").empty()) {
+    for (const char* k : {"model.inputs", "model.width", "model.depth", "model.outputs"}) {
+      if (config.is_explicit(k))
+        config.fail(k, "cannot be combined with model.widths; give either model.widths or inputs/width/depth/outputs");
+    }
+    for (std::uint64_t w : config.get_positive_list("model.widths")) {
+      if (w > 0xFFFFFFFFull) config.fail("model.widths", "widths must fit in 32 bits");
+      m.widths.push_back(static_cast<std::uint32_t>(w));
+    }
+    if (m.widths.size() < 2) config.fail("model.widths", "needs at least two widths (inputs and outputs)");
+  } else {
+    const auto depth = config.get_positive("model.depth");
+    const auto inputs = config.get_positive("model.inputs");
+    const auto width = config.get_positive("model.width");
+    const auto outputs = config.get_positive("model.outputs");
+    if (depth > 100000) config.fail("model.depth", "must be at most 100000 layers");
+    m.widths.push_back(static_cast<std::uint32_t>(inputs));
+    for (std::uint64_t l = 1; l < depth; ++l) m.widths.push_back(static_cast<std::uint32_t>(width));
+    m.widths.push_back(static_cast<std::uint32_t>(outputs));
+  }
+  m.activation = mappings::parse_activation(config.get_choice("model.activation", mappings::activation_names()));
+  m.loss = parse_loss(config.get_choice("model.loss", loss_names()));
+  m.bias = config.get_bool("model.bias");
+  m.init_gain = config.get_nonnegative_double("model.init_gain");
+  return m;
+}
+
+}  // namespace spatialsim::workloads

@@ -1,0 +1,327 @@
+#include "workloads/network_program.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace spatialsim::workloads {
+
+using mappings::make_values;
+using mappings::Range;
+using mappings::ValuesPtr;
+using sim::Cycle;
+using sim::MessageKind;
+using sim::Phase;
+using sim::StorageCategory;
+
+std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t per_wavefront) {
+  if (tokens == 0 || per_wavefront == 0) throw std::invalid_argument("wavefront_sizes: sizes must be positive");
+  std::vector<std::uint32_t> sizes(tokens / per_wavefront, per_wavefront);
+  if (tokens % per_wavefront != 0) sizes.push_back(tokens % per_wavefront);
+  return sizes;
+}
+
+template <typename T>
+NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule)
+    : m_setup(setup), m_grid(grid), m_schedule(schedule) {
+  const ModelSpec& model = m_setup.model;
+  const std::uint32_t L = model.layers();
+  if (m_setup.placement.blocks.size() != L) throw std::logic_error("network: one block per layer expected");
+  for (std::uint32_t l = 0; l < L; ++l) {
+    mappings::BlockSpec spec;
+    spec.layer = l;
+    spec.d_in = model.widths[l];
+    spec.d_out = model.widths[l + 1];
+    spec.layout = m_setup.placement.blocks[l];
+    spec.activation = model.activation;
+    spec.apply_activation = l + 1 < L;
+    spec.has_bias = model.bias;
+    spec.computes_input_gradient = l > 0;
+    spec.bytes = m_setup.bytes;
+    spec.wavefront_tokens = m_setup.wavefront_tokens;
+    spec.with_values = m_setup.with_values;
+    m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
+  }
+  for (std::uint32_t l = 0; l + 1 < L; ++l)
+    m_plans.push_back(mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
+
+  const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
+  m_forward_pieces.resize(L);
+  m_backward_pieces.resize(L);
+  for (std::uint32_t l = 0; l < L; ++l) {
+    m_forward_pieces[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.rows);
+    m_backward_pieces[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.cols);
+  }
+  std::uint32_t first = 0;
+  for (std::uint32_t n : m_setup.wavefront_tokens) {
+    m_first_token.push_back(first);
+    first += n;
+  }
+
+  const auto& last = *m_blocks.back();
+  LossStageSetup ls;
+  ls.loss = model.loss;
+  ls.cols = last.col_ranges();
+  for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) ls.output_tiles.push_back(last.output_tile(j));
+  ls.wavefront_tokens = m_setup.wavefront_tokens;
+  ls.total_tokens = first;
+  ls.activation_bytes = m_setup.bytes.activation;
+  ls.partial_sum_bytes = m_setup.bytes.partial_sum;
+  ls.layer_tag = L - 1;
+  ls.reduce_port = static_cast<std::uint32_t>(Port::loss_reduce);
+  ls.broadcast_port = static_cast<std::uint32_t>(Port::loss_broadcast);
+  ls.with_values = m_setup.with_values;
+  ls.wants_gradient = m_schedule.runs_backward();
+  m_loss = std::make_unique<LossStage<T>>(std::move(ls), *this);
+}
+
+template <typename T>
+void NetworkProgram<T>::load(const NetworkParameters& parameters) {
+  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->load_parameters(parameters[l].weights, parameters[l].bias);
+}
+
+template <typename T>
+void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
+  if (m_setup.with_values && data == nullptr) throw std::logic_error("network: arithmetic mode needs step data");
+  m_data = data;
+  m_loss->reset(m_setup.model.outputs());
+  for (const auto& b : m_blocks) b->record_resident_storage(engine, m_schedule.runs_backward());
+  for (std::uint32_t wf = 0; wf < m_setup.wavefront_tokens.size(); ++wf) {
+    engine.post_local(sim::Message{.dst = m_blocks[0]->lane_entry_tile(0),
+                                   .port = static_cast<std::uint32_t>(Port::inject),
+                                   .serial = wf},
+                      engine.now() + wf * m_setup.injection_interval);
+  }
+}
+
+template <typename T>
+ValuesPtr<T> NetworkProgram<T>::token_slice(const sim::Matrix<double>& m, std::uint32_t wf, Range cols) const {
+  if (!m_setup.with_values) return nullptr;
+  sim::Matrix<T> out(tokens(wf), cols.size);
+  for (std::uint32_t t = 0; t < tokens(wf); ++t)
+    for (std::uint32_t k = 0; k < cols.size; ++k) out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
+  return make_values(std::move(out));
+}
+
+template <typename T>
+ValuesPtr<T> NetworkProgram<T>::slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) const {
+  if (!v) return nullptr;
+  if (first == 0 && count == v->matrix.cols()) return v;  // the whole slice: share it
+  sim::Matrix<T> out(v->matrix.rows(), count);
+  for (std::uint32_t t = 0; t < out.rows(); ++t)
+    for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v->matrix(t, first + k);
+  return make_values(std::move(out));
+}
+
+template <typename T>
+void NetworkProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
+  // Inputs enter the first block's lane entries, targets the last block's output tiles, from the host.
+  const auto& first = *m_blocks.front();
+  for (std::uint32_t i = 0; i < first.spec().layout.rows; ++i) {
+    const Range I = first.row_ranges()[i];
+    engine.send(sim::Message{.src = sim::kHostTile,
+                             .dst = first.lane_entry_tile(i),
+                             .bytes = activation_bytes(wf, I.size),
+                             .kind = MessageKind::host,
+                             .phase = Phase::forward,
+                             .port = static_cast<std::uint32_t>(Port::host_input),
+                             .group = 0,
+                             .serial = wf,
+                             .slot = i,
+                             .payload = m_data ? token_slice(m_data->inputs, wf, I) : nullptr},
+                engine.now());
+  }
+  const auto& last = *m_blocks.back();
+  for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) {
+    const Range J = last.col_ranges()[j];
+    engine.send(sim::Message{.src = sim::kHostTile,
+                             .dst = last.output_tile(j),
+                             .bytes = activation_bytes(wf, J.size),
+                             .kind = MessageKind::host,
+                             .phase = Phase::forward,
+                             .port = static_cast<std::uint32_t>(Port::host_target),
+                             .group = layers() - 1,
+                             .serial = wf,
+                             .slot = j,
+                             .payload = m_data ? token_slice(m_data->targets, wf, J) : nullptr},
+                engine.now());
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
+  if (m.port < mappings::kFirstProgramPort) {
+    m_blocks[m.group]->on_message(engine, m);
+    return;
+  }
+  switch (static_cast<Port>(m.port)) {
+    case Port::inject:
+      inject(engine, m.serial);
+      return;
+    case Port::host_input:
+      m_blocks[0]->enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth, engine.now(),
+                              m_schedule.forward_stash(0), Phase::forward);
+      return;
+    case Port::host_target:
+      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth);
+      return;
+    case Port::redistribute_forward:
+      receive_forward_piece(engine, m);
+      return;
+    case Port::redistribute_backward:
+      receive_backward_piece(engine, m);
+      return;
+    case Port::loss_reduce:
+    case Port::loss_broadcast:
+      m_loss->on_message(engine, m);
+      return;
+  }
+  throw std::logic_error("network: unknown port");
+}
+
+template <typename T>
+void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                          std::uint32_t col, ValuesPtr<T> y, std::uint32_t depth, Cycle ready,
+                                          Phase phase) {
+  if (layer + 1 == layers()) {
+    m_loss->on_output(engine, wf, col, std::move(y), depth, ready);
+    return;
+  }
+  const auto& plan = m_plans[layer];
+  const Range J = m_blocks[layer]->col_ranges()[col];
+  const auto& next = *m_blocks[layer + 1];
+  for (std::uint32_t id : plan.by_col[col]) {
+    const mappings::Transfer& tr = plan.transfers[id];
+    engine.send(sim::Message{.src = m_blocks[layer]->output_tile(col),
+                             .dst = next.lane_entry_tile(tr.consumer_row),
+                             .bytes = activation_bytes(wf, tr.features.size),
+                             .kind = MessageKind::redistribution,
+                             .phase = phase,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(Port::redistribute_forward),
+                             .group = layer + 1,
+                             .serial = wf,
+                             .slot = id,
+                             .payload = slice_columns(y, tr.features.begin - J.begin, tr.features.size)},
+                ready);
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Message& m) {
+  const std::uint32_t layer = m.group;
+  const mappings::Transfer& tr = m_plans[layer - 1].transfers[m.slot];
+  const std::uint32_t row = tr.consumer_row;
+  auto& block = *m_blocks[layer];
+  const std::uint32_t expected = m_plans[layer - 1].pieces_per_row[row];
+  if (expected == 1) {
+    block.enter_lane(engine, m.serial, row, mappings::values_of<T>(m), m.depth, engine.now(),
+                     m_schedule.forward_stash(layer), m.phase);
+    return;
+  }
+  // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
+  const Range I = block.row_ranges()[row];
+  Assembly& a = m_forward_pieces[layer][std::size_t{m.serial} * block.spec().layout.rows + row];
+  if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), I.size);
+  if (m_setup.with_values) {
+    const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
+    for (std::uint32_t t = 0; t < piece.rows(); ++t)
+      for (std::uint32_t k = 0; k < piece.cols(); ++k) a.values(t, tr.features.begin - I.begin + k) = piece(t, k);
+  }
+  a.depth = std::max(a.depth, m.depth);
+  const sim::TileId here = block.lane_entry_tile(row);
+  if (++a.pieces < expected) {
+    engine.store(here, StorageCategory::transit, m.bytes, layer);
+    return;
+  }
+  engine.release(here, StorageCategory::transit, activation_bytes(m.serial, I.size) - m.bytes, layer);
+  ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
+  const std::uint32_t depth = a.depth;
+  a = Assembly{};
+  block.enter_lane(engine, m.serial, row, std::move(x), depth, engine.now(), m_schedule.forward_stash(layer), m.phase);
+}
+
+template <typename T>
+void NetworkProgram<T>::on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
+                                         std::uint32_t depth, Cycle ready) {
+  m_blocks.back()->start_backward(engine, wf, col, std::move(dy), depth, ready);
+}
+
+template <typename T>
+void NetworkProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                           std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth, Cycle ready) {
+  // dX of layer `layer` is dY of layer - 1: send each piece back to the producer's output tile.
+  const auto& plan = m_plans[layer - 1];
+  const Range I = m_blocks[layer]->row_ranges()[row];
+  const auto& prev = *m_blocks[layer - 1];
+  for (std::uint32_t id : plan.by_row[row]) {
+    const mappings::Transfer& tr = plan.transfers[id];
+    engine.send(sim::Message{.src = m_blocks[layer]->lane_entry_tile(row),
+                             .dst = prev.output_tile(tr.producer_col),
+                             .bytes = activation_bytes(wf, tr.features.size),
+                             .kind = MessageKind::redistribution,
+                             .phase = Phase::backward,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(Port::redistribute_backward),
+                             .group = layer - 1,
+                             .serial = wf,
+                             .slot = id,
+                             .payload = slice_columns(dx, tr.features.begin - I.begin, tr.features.size)},
+                ready);
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::Message& m) {
+  const std::uint32_t layer = m.group;
+  const mappings::Transfer& tr = m_plans[layer].transfers[m.slot];
+  const std::uint32_t col = tr.producer_col;
+  auto& block = *m_blocks[layer];
+  const std::uint32_t expected = m_plans[layer].pieces_per_col[col];
+  if (expected == 1) {
+    block.start_backward(engine, m.serial, col, mappings::values_of<T>(m), m.depth, engine.now());
+    return;
+  }
+  const Range J = block.col_ranges()[col];
+  Assembly& a = m_backward_pieces[layer][std::size_t{m.serial} * block.spec().layout.cols + col];
+  if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), J.size);
+  if (m_setup.with_values) {
+    const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
+    for (std::uint32_t t = 0; t < piece.rows(); ++t)
+      for (std::uint32_t k = 0; k < piece.cols(); ++k) a.values(t, tr.features.begin - J.begin + k) = piece(t, k);
+  }
+  a.depth = std::max(a.depth, m.depth);
+  const sim::TileId here = block.output_tile(col);
+  if (++a.pieces < expected) {
+    engine.store(here, StorageCategory::transit, m.bytes, layer);
+    return;
+  }
+  engine.release(here, StorageCategory::transit, activation_bytes(m.serial, J.size) - m.bytes, layer);
+  ValuesPtr<T> dy = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
+  const std::uint32_t depth = a.depth;
+  a = Assembly{};
+  block.start_backward(engine, m.serial, col, std::move(dy), depth, engine.now());
+}
+
+template <typename T>
+NetworkParameters NetworkProgram<T>::gradients() const {
+  NetworkParameters out(layers());
+  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->collect_gradients(out[l].weights, out[l].bias);
+  return out;
+}
+
+template <typename T>
+NetworkParameters NetworkProgram<T>::parameters() const {
+  NetworkParameters out(layers());
+  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->collect_parameters(out[l].weights, out[l].bias);
+  return out;
+}
+
+template <typename T>
+void NetworkProgram<T>::zero_gradients() {
+  for (auto& b : m_blocks) b->zero_gradients();
+}
+
+template class NetworkProgram<float>;
+template class NetworkProgram<double>;
+
+}  // namespace spatialsim::workloads

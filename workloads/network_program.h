@@ -1,0 +1,112 @@
+#pragma once
+// A network of weight-stationary blocks running on the grid: the program the engine delivers messages
+// to during a step. It feeds wavefronts in from the host, moves each layer's outputs to the next
+// layer's lane entries (redistribution), hands the last layer's outputs to the loss, and, when the
+// schedule trains, runs the reverse flow down to the first layer.
+//
+// Usage:
+//   NetworkProgram<float> program(setup, grid, schedule);
+//   sim::Engine engine(grid, timing);  engine.set_handler(&program);
+//   program.load(parameters);
+//   program.start_step(engine, &data);  engine.run();  engine.finish();
+//   program.loss();  program.gradients();
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mappings/placement/i_placement.h"
+#include "mappings/redistribution.h"
+#include "mappings/weight_stationary_block.h"
+#include "workloads/data.h"
+#include "workloads/loss_stage.h"
+#include "workloads/model_spec.h"
+#include "workloads/parameters.h"
+#include "workloads/schedules/i_schedule.h"
+
+namespace spatialsim::workloads {
+
+struct NetworkSetup {
+  ModelSpec model;
+  mappings::Placement placement;
+  mappings::ElementBytes bytes;
+  std::vector<std::uint32_t> wavefront_tokens;  // T_g per wavefront; they sum to the step's T
+  sim::Cycle injection_interval = 1;            // cycles between wavefront injections
+  bool with_values = true;
+};
+
+// Splits T tokens into wavefronts of T_g (the last one takes the remainder).
+std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t per_wavefront);
+
+template <typename T>
+class NetworkProgram final : public sim::MessageHandler,
+                             public mappings::BlockListener<T>,
+                             public LossGradientListener<T> {
+ public:
+  NetworkProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule);
+
+  void load(const NetworkParameters& parameters);
+  // Records the resident storage in `engine` (fresh for each step) and schedules the step's wavefront
+  // injections; `data` may be null in counting mode.
+  void start_step(sim::Engine& engine, const StepData* data);
+
+  double loss() const { return m_loss->loss(); }
+  const sim::Matrix<double>& outputs() const { return m_loss->outputs(); }
+  NetworkParameters gradients() const;
+  NetworkParameters parameters() const;
+  void zero_gradients();
+  std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>& blocks() { return m_blocks; }
+
+  void on_message(sim::Engine& engine, const sim::Message& message) override;
+  void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
+                         mappings::ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready, sim::Phase phase) override;
+  void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
+                          mappings::ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) override;
+  void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, mappings::ValuesPtr<T> dy,
+                        std::uint32_t depth, sim::Cycle ready) override;
+
+ private:
+  enum class Port : std::uint32_t {
+    inject = mappings::kFirstProgramPort,
+    host_input,
+    host_target,
+    redistribute_forward,
+    redistribute_backward,
+    loss_reduce,
+    loss_broadcast,
+  };
+  // Pieces of a lane input (forward) or of an output gradient (backward) arriving from several tiles.
+  struct Assembly {
+    sim::Matrix<T> values;
+    std::uint32_t pieces = 0;
+    std::uint32_t depth = 0;
+    sim::Phase phase = sim::Phase::forward;
+  };
+
+  std::uint32_t layers() const { return static_cast<std::uint32_t>(m_blocks.size()); }
+  std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
+  std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
+    return std::uint64_t{m_setup.bytes.activation} * tokens(wf) * elements;
+  }
+  void inject(sim::Engine& engine, std::uint32_t wf);
+  void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
+  void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
+  mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) const;
+  mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t wf, mappings::Range cols) const;
+
+  NetworkSetup m_setup;
+  const sim::Grid& m_grid;
+  const Schedule& m_schedule;
+  std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>> m_blocks;
+  std::vector<mappings::RedistributionPlan> m_plans;  // m_plans[l]: layer l -> layer l + 1
+  std::unique_ptr<LossStage<T>> m_loss;
+  std::vector<std::vector<Assembly>> m_forward_pieces;   // [layer][wf * rows + row]
+  std::vector<std::vector<Assembly>> m_backward_pieces;  // [layer][wf * cols + col]
+  std::vector<std::uint32_t> m_first_token;              // per wavefront
+  const StepData* m_data = nullptr;
+};
+
+extern template class NetworkProgram<float>;
+extern template class NetworkProgram<double>;
+
+}  // namespace spatialsim::workloads

@@ -1,0 +1,138 @@
+#include "workloads/run_setup.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/option_spec.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+const sim::OptionRegistration options{
+    {"step.tokens", "tokens", "T: tokens per training step"},
+    {"step.wavefront", "tokens", "T_g: tokens per wavefront; the step runs ceil(T / T_g) wavefronts"},
+    {"step.interval", "cycles", "cycles between wavefront injections; 0 = the first block's latency for one wavefront"},
+    {"mapping.block", "tiles", "RxC: every layer's block, r rows (splitting d_in) by c columns (splitting d_out)"},
+    {"mapping.placement", "choice", "zigzag (turning band, one hop between layers) | rowmajor (naive)"},
+    {"mapping.grid", "tiles", "WxH grid, or auto: the placement's bounding box"},
+    {"machine.topology", "choice", "mesh | torus"},
+    {"machine.hop_latency", "cycles", "cycles per hop"},
+    {"machine.link_bytes_per_cycle", "bytes/cycle", "link bandwidth; 0 = unlimited (latency-only, no contention)"},
+    {"machine.flops_per_cycle", "flops/cycle", "per-tile compute rate; 0 = compute takes no time"},
+    {"machine.sram_bytes", "bytes", "local memory per tile; 0 = unlimited"},
+    {"machine.act_bytes", "bytes", "b_a: bytes per activation or gradient element on a link or in a stash"},
+    {"machine.psum_bytes", "bytes", "b_p: bytes per partial-sum element on a link"},
+    {"machine.weight_bytes", "bytes", "bytes per weight element in SRAM"},
+    {"energy.preset", "choice", "dally2023 | dally2022: the price list"},
+    {"energy.hop_pj", "pJ/byte-hop", "override the preset's price per byte-hop (empty: preset)"},
+    {"energy.sram_pj", "pJ/byte", "override the preset's price per SRAM byte (empty: preset)"},
+    {"energy.flop_pj", "pJ/flop", "override the preset's price per flop (empty: preset)"},
+    {"sim.seed", "1", "seed of weights, data and tangents"},
+    {"sim.arith", "choice", "fp32 | fp64 (tiles compute real values) | none (counting only, same counts)"},
+    {"sim.threads", "threads", "worker threads for sweeps and schedules; 0 = all cores"},
+};
+
+std::uint32_t to_u32(const sim::Config& config, const std::string& key, std::uint64_t v) {
+  if (v > 0xFFFFFFFFull) config.fail(key, "must be below 2^32");
+  return static_cast<std::uint32_t>(v);
+}
+
+std::string dims(std::uint32_t a, std::uint32_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+
+}  // namespace
+
+std::string_view name(Arithmetic a) {
+  switch (a) {
+    case Arithmetic::none: return "none";
+    case Arithmetic::fp32: return "fp32";
+    case Arithmetic::fp64: return "fp64";
+  }
+  return "?";
+}
+
+RunSetup setup_from_config(const sim::Config& config) {
+  RunSetup s;
+  s.model = model_from_config(config);
+  s.data = data_from_config(config);
+  s.tokens = to_u32(config, "step.tokens", config.get_positive("step.tokens"));
+  s.tokens_per_wavefront = to_u32(config, "step.wavefront", config.get_positive("step.wavefront"));
+  if (s.tokens_per_wavefront > s.tokens)
+    config.fail("step.wavefront", "is larger than step.tokens = " + std::to_string(s.tokens) +
+                                      "; a wavefront holds at most the step's tokens");
+  if (config.has("train.steps")) s.steps = to_u32(config, "train.steps", config.get_positive("train.steps"));
+
+  // Machine.
+  s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
+                                                                                 : sim::Topology::torus;
+  s.timing.hop_latency = config.get_positive("machine.hop_latency");
+  s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
+  s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");
+  s.timing.sram_bytes_per_tile = config.get_uint("machine.sram_bytes");
+  s.bytes.activation = to_u32(config, "machine.act_bytes", config.get_positive("machine.act_bytes"));
+  s.bytes.partial_sum = to_u32(config, "machine.psum_bytes", config.get_positive("machine.psum_bytes"));
+  s.bytes.weight = to_u32(config, "machine.weight_bytes", config.get_positive("machine.weight_bytes"));
+
+  // Energy prices: the preset, then any explicit override.
+  std::vector<std::string> presets;
+  for (const auto& p : sim::energy_presets()) presets.push_back(p.name);
+  s.prices = sim::energy_preset(config.get_choice("energy.preset", presets));
+  if (!config.raw("energy.hop_pj").empty()) s.prices.hop_pj = config.get_nonnegative_double("energy.hop_pj");
+  if (!config.raw("energy.sram_pj").empty()) s.prices.sram_pj = config.get_nonnegative_double("energy.sram_pj");
+  if (!config.raw("energy.flop_pj").empty()) s.prices.flop_pj = config.get_nonnegative_double("energy.flop_pj");
+
+  const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
+  s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
+  s.seed = config.get_uint("sim.seed");
+  s.threads = to_u32(config, "sim.threads", config.get_uint("sim.threads"));
+
+  // Blocks: every layer gets the same r x c block; it must fit the layer (no silent shrinking).
+  const auto [r, c] = config.get_dims("mapping.block");
+  for (std::uint32_t l = 0; l < s.model.layers(); ++l) {
+    const std::uint32_t d_in = s.model.widths[l];
+    const std::uint32_t d_out = s.model.widths[l + 1];
+    if (r > d_in || c > d_out) {
+      config.fail("mapping.block", "does not fit layer " + std::to_string(l) + " (d_in = " + std::to_string(d_in) +
+                                       ", d_out = " + std::to_string(d_out) + "): rows must be <= d_in and columns <= "
+                                       "d_out; give a block of at most " + dims(std::min(r, d_in), std::min(c, d_out)));
+    }
+  }
+  s.placement_name = config.get_choice("mapping.placement", mappings::PlacementRegistry::names());
+  std::vector<mappings::BlockShape> shapes(s.model.layers(), mappings::BlockShape{r, c});
+  s.placement = mappings::PlacementRegistry::create(s.placement_name, config)->place(shapes);
+
+  const auto [w, h] = config.get_dims("mapping.grid", /*allow_auto=*/true);
+  if (w == 0) {
+    s.grid_width = s.placement.width;
+    s.grid_height = s.placement.height;
+  } else {
+    if (w < s.placement.width || h < s.placement.height) {
+      config.fail("mapping.grid", "is too small: the " + s.placement_name + " placement of this model needs at least " +
+                                      dims(s.placement.width, s.placement.height) + " tiles; give a larger grid or auto");
+    }
+    s.grid_width = w;
+    s.grid_height = h;
+  }
+
+  // Injection interval: the first block's latency for one wavefront (MODEL.md section 6): its hops, the
+  // serialization of one lane message when links are finite, and one tile's compute time.
+  s.injection_interval = config.get_uint("step.interval");
+  if (s.injection_interval == 0) {
+    const std::uint32_t r0 = s.placement.blocks[0].rows;
+    const std::uint32_t c0 = s.placement.blocks[0].cols;
+    sim::Cycle interval = s.timing.hop_latency * (r0 + c0 - 1);
+    const std::uint64_t d_in_slice = (s.model.widths[0] + r0 - 1) / r0;
+    const std::uint64_t d_out_slice = (s.model.widths[1] + c0 - 1) / c0;
+    if (s.timing.link_bytes_per_cycle != 0) {
+      const std::uint64_t lane_bytes = std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;
+      interval += (lane_bytes + s.timing.link_bytes_per_cycle - 1) / s.timing.link_bytes_per_cycle;
+    }
+    if (s.timing.flops_per_cycle != 0) {
+      const std::uint64_t flops = 2ull * s.tokens_per_wavefront * d_in_slice * d_out_slice;
+      interval += (flops + s.timing.flops_per_cycle - 1) / s.timing.flops_per_cycle;
+    }
+    s.injection_interval = interval;
+  }
+  return s;
+}
+
+}  // namespace spatialsim::workloads

@@ -1,0 +1,47 @@
+#pragma once
+// Everything one simulation needs, read and validated from the configuration once, before anything runs:
+// the model, the data, the step, the machine, the placement and the grid.
+//
+// Usage:
+//   RunSetup setup = setup_from_config(config);   // throws sim::ConfigError naming the key and the fix
+//   setup.placement.blocks[l];  setup.grid_width;
+
+#include <cstdint>
+#include <string>
+
+#include "mappings/placement/i_placement.h"
+#include "mappings/weight_stationary_block.h"
+#include "sim/config.h"
+#include "sim/energy_prices.h"
+#include "sim/engine.h"
+#include "workloads/data.h"
+#include "workloads/model_spec.h"
+
+namespace spatialsim::workloads {
+
+enum class Arithmetic : std::uint8_t { none, fp32, fp64 };
+
+struct RunSetup {
+  ModelSpec model;
+  DataSpec data;
+  std::uint32_t tokens = 1;              // T per step
+  std::uint32_t tokens_per_wavefront = 1;  // T_g
+  sim::Cycle injection_interval = 0;     // resolved: never 0 after setup_from_config
+  std::uint32_t steps = 1;
+  std::string placement_name;
+  mappings::Placement placement;
+  std::uint32_t grid_width = 0;
+  std::uint32_t grid_height = 0;
+  sim::Topology topology = sim::Topology::mesh;
+  sim::MachineTiming timing;
+  mappings::ElementBytes bytes;
+  sim::EnergyPrices prices;
+  Arithmetic arithmetic = Arithmetic::fp32;
+  std::uint64_t seed = 1;
+  std::uint32_t threads = 0;  // 0: all cores
+};
+
+RunSetup setup_from_config(const sim::Config& config);
+std::string_view name(Arithmetic a);
+
+}  // namespace spatialsim::workloads

@@ -1,0 +1,20 @@
+// `forward`: the inference baseline. Each wavefront runs forward to the loss and stops; nothing is kept.
+// Every other schedule is reported as a ratio to this one.
+
+#include "workloads/schedules/i_schedule.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+class ForwardOnly final : public Schedule {
+ public:
+  mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
+  bool runs_backward() const override { return false; }
+};
+
+const ScheduleRegistry::Registration registration{
+    "forward", "forward pass and loss only (inference baseline); nothing stashed",
+    [](const sim::Config&) { return std::make_unique<ForwardOnly>(); }};
+
+}  // namespace
+}  // namespace spatialsim::workloads

@@ -1,0 +1,65 @@
+#include "workloads/training_run.h"
+
+#include <chrono>
+
+#include "workloads/network_program.h"
+#include "workloads/schedules/i_schedule.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+template <typename T>
+RunResult run_with(const RunSetup& setup, const Schedule& schedule, RunResult result) {
+  const bool with_values = setup.arithmetic != Arithmetic::none;
+  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+  NetworkSetup ns;
+  ns.model = setup.model;
+  ns.placement = setup.placement;
+  ns.bytes = setup.bytes;
+  ns.wavefront_tokens = wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
+  ns.injection_interval = setup.injection_interval;
+  ns.with_values = with_values;
+  NetworkProgram<T> program(ns, grid, schedule);
+  result.initial_parameters = init_parameters(setup.model, setup.seed);
+  program.load(result.initial_parameters);
+  result.tiles = sim::TileCounters(grid.tile_count());
+  result.grid_width = grid.width();
+  result.grid_height = grid.height();
+
+  for (std::uint32_t step = 0; step < setup.steps; ++step) {
+    StepData data;
+    if (with_values) data = make_step_data(setup.data, setup.model, setup.seed, step, setup.tokens);
+    sim::Engine engine(grid, setup.timing);
+    engine.set_handler(&program);
+    program.start_step(engine, with_values ? &data : nullptr);
+    engine.run();
+    engine.finish();
+    sim::accumulate_sequential(result.counters, engine.counters());
+    sim::accumulate_sequential(result.tiles, engine.tile_counters());
+    for (const auto& o : engine.ledger().overflows()) result.overflows.push_back(o);
+    if (with_values) {
+      result.loss_per_step.push_back(program.loss());
+      if (step == 0) {
+        if (schedule.runs_backward()) result.first_step_gradients = program.gradients();
+        result.first_step_outputs = program.outputs();
+        result.first_step_data = std::move(data);
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto schedule = ScheduleRegistry::create(schedule_name, config);
+  RunResult result;
+  result.schedule = schedule_name;
+  result = setup.arithmetic == Arithmetic::fp64 ? run_with<double>(setup, *schedule, std::move(result))
+                                                : run_with<float>(setup, *schedule, std::move(result));
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace spatialsim::workloads
