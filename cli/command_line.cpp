@@ -96,13 +96,24 @@ po::options_description describe_options(const std::vector<std::string>& settabl
 ParsedOptions read_options(const std::vector<std::string>& args, const sim::Config& defaults,
                            const std::vector<std::string>& settable) {
   const auto desc = describe_options(settable);
+  // Boost rejects `--key=` with nothing after '=', but an empty value is valid ("chrome_trace =" means
+  // none), so hand it over as `--key ""`.
+  std::vector<std::string> tokens;
+  for (const auto& a : args) {
+    if (a.size() > 3 && a.starts_with("--") && a.find('=') == a.size() - 1) {
+      tokens.push_back(a.substr(0, a.size() - 1));
+      tokens.emplace_back();
+    } else {
+      tokens.push_back(a);
+    }
+  }
   po::positional_options_description positional;
   positional.add(kPositional, -1);
   po::parsed_options parsed(&desc);
   try {
     // No guessing of abbreviations: `--mod` must not silently mean `--model.depth`.
     const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    parsed = po::command_line_parser(args)
+    parsed = po::command_line_parser(tokens)
                  .options(desc)
                  .positional(positional)
                  .style(style)
