@@ -143,6 +143,11 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
                                      "\" (command line): the command must come "
                                      "first, and every other word must belong to an option");
     }
+    // Boost takes the next word as the value even when it is an option (`--out --check` would write a
+    // file named "--check"); a missing value is far likelier than such a name, which `--out=--check` allows.
+    if (opt.original_tokens.size() == 2 && value.starts_with("--"))
+      throw sim::ConfigError(name, "option --" + name + " (command line) needs a value, got option " + value +
+                                       " (write --" + name + "=" + value + " if that is the value)");
     if (name == "help") {
       out.help = true;
     } else if (name == "list") {

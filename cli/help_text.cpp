@@ -34,7 +34,7 @@ std::string section_of(const std::string& key) {
 void print_help(std::ostream& out, const std::string& command, std::string_view default_ini) {
   out << "usage: spatialsim [COMMAND] [--config FILE]... [--section.key=VALUE]... [--help] [--list]\n"
       << "  COMMAND defaults to run. Values come from the built-in defaults, then each --config FILE in\n"
-      << "  order, then the command line. `--key VALUE` also works unless VALUE starts with '-'.\n"
+      << "  order, then the command line. `--key VALUE` works too; `--key=` sets an empty value.\n"
       << "  A bool option given bare (--check) means true; write --check=false otherwise.\n\n";
 
   out << "commands:\n";

@@ -152,6 +152,14 @@ TEST_F(CommandLine, ValueAsSeparateArgumentOrAfterEquals) {
   EXPECT_EQ(parse({"clitest-echo", "--clitest.depth=5"}).config.raw("clitest.depth"), "5");
   EXPECT_EQ(parse({"clitest-echo", "--chrome_trace="}).config.raw("chrome_trace"), "");
   EXPECT_EQ(parse({"clitest-echo", "--clitest.name=a=b"}).config.raw("clitest.name"), "a=b");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth=-1"}).config.raw("clitest.depth"), "-1");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth", "-1"}).config.raw("clitest.depth"), "-1");
+  EXPECT_EQ(
+      error_of({"clitest-echo", "--out", "--check"}),
+      "option --out (command line) needs a value, got option --check (write --out=--check if that is the "
+      "value)");
+  EXPECT_EQ(parse({"clitest-echo", "--out=--check"}).config.raw("out"), "--check");
+  EXPECT_EQ(parse({"clitest-echo", "--check", "--out", "x"}).config.raw("check"), "true");
 }
 
 TEST_F(CommandLine, UnknownKeySuggestsClosest) {
@@ -215,6 +223,8 @@ TEST_F(CommandLine, BoolFlags) {
   EXPECT_EQ(inv.config.raw("check"), "false");
   EXPECT_EQ(inv.config.raw("export_check"), "no");
   EXPECT_EQ(inv.config.origin("check"), "command line");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.flag", "false"}).config.raw("clitest.flag"), "false");
+  EXPECT_EQ(parse({"clitest-echo", "--check=", "--trace"}).config.raw("check"), "");
   // Not given: the default, not explicit.
   EXPECT_EQ(inv.config.raw("trace"), "false");
   EXPECT_FALSE(inv.config.is_explicit("trace"));
