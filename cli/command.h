@@ -7,13 +7,24 @@
 // stopped on a storage overflow). It reports bad input by throwing sim::ConfigError (main prints one line
 // and exits 2). It never leaves a partial output file under the requested name.
 
+#include <string_view>
+
 #include "sim/config.h"
 #include "sim/registry.h"
 
 namespace spatialsim::cli {
 
+// Process exit codes, as documented in docs/cli.md.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,  // a check failed, or an internal error
+  kExitBadInput = 2,     // sim::ConfigError or std::invalid_argument
+  kExitStorageOverflow = 3,
+};
+
 class Command {
  public:
+  static constexpr std::string_view kRegistryHeading = "commands";  // for `spatialsim --list`
   virtual ~Command() = default;
   virtual int execute(const sim::Config& config) = 0;
 };

@@ -1,7 +1,38 @@
 // The spatialsim front end: parses the command line, then hands the resolved configuration to a command.
+// Exit codes are those of cli::ExitCode (docs/cli.md); every error is one line on stderr.
 #include <iostream>
+#include <stdexcept>
 
-int main() {
-  std::cout << "spatialsim: front end not written yet\n";
-  return 0;
+#include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/help_text.h"
+
+int main(int argc, char** argv) {
+  using namespace spatialsim;
+  try {
+    const cli::Invocation inv = cli::parse_command_line(argc, argv);
+    switch (inv.action) {
+      case cli::Invocation::Action::kHelp:
+        cli::print_help(std::cout, inv.command);
+        return cli::kExitOk;
+      case cli::Invocation::Action::kList:
+        cli::print_list(std::cout);
+        return cli::kExitOk;
+      case cli::Invocation::Action::kExecute:
+        break;
+    }
+    return cli::CommandRegistry::create(inv.command, inv.config)->execute(inv.config);
+  } catch (const sim::ConfigError& e) {
+    std::cerr << cli::error_line(e.what()) << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::invalid_argument& e) {  // bad input detected by a component
+    std::cerr << cli::error_line(e.what()) << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << cli::error_line(std::string("internal error: ") + e.what()) << '\n';
+    return cli::kExitCheckFailed;
+  } catch (...) {
+    std::cerr << cli::error_line("internal error: unknown exception") << '\n';
+    return cli::kExitCheckFailed;
+  }
 }

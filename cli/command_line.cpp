@@ -1,0 +1,313 @@
+#include "cli/command_line.h"
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <map>
+#include <set>
+
+#include "cli/command.h"
+#include "cli/ini_file.h"
+#include "sim/option_spec.h"
+
+namespace spatialsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kDefaultCommand = "run";
+constexpr const char* kCommandLineOrigin = "command line";
+// Hidden option that collects stray positional words, so that they can be reported by name.
+constexpr const char* kPositional = "positional-argument";
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_bool_option(const std::string& key) {
+  const auto* spec = sim::OptionTable::find(key);
+  return spec != nullptr && spec->unit == "bool";
+}
+
+std::string commands_text() {
+  std::string out;
+  for (const auto& name : CommandRegistry::names()) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "(none registered)" : out;
+}
+
+// Why `key` cannot be set, in one phrase, with a suggestion. `prefix` is how keys are spelled where the
+// key came from: "--" on the command line, "" in a file.
+std::string unknown_key_text(const std::string& key, const std::string& shown_as, const std::string& prefix,
+                             const sim::Config& defaults, const std::vector<std::string>& settable) {
+  if (defaults.has(key))
+    return "option " + shown_as + " is in the default configuration but no component of this build reads it";
+  std::string text = "unknown option " + shown_as;
+  const auto suggestion = closest_key(key, settable);
+  if (!suggestion.empty()) text += "; did you mean " + prefix + suggestion + "?";
+  return text;
+}
+
+struct CommandLineSetting {
+  std::string key;
+  std::string value;
+  std::string spelling;  // as typed, for "given twice" errors
+};
+
+// What the options say, before the layers are built.
+struct ParsedOptions {
+  bool help = false;
+  bool list = false;
+  std::vector<std::string> config_files;
+  std::vector<CommandLineSetting> settings;
+  std::vector<std::string> varies;
+};
+
+po::options_description describe_options(const std::vector<std::string>& settable) {
+  po::options_description desc;
+  desc.add_options()("help,h", "")("list", "")("config", po::value<std::vector<std::string>>(), "")(
+      kPositional, po::value<std::vector<std::string>>(), "");
+  if (std::binary_search(settable.begin(), settable.end(), "sweep.vary"))
+    desc.add_options()("vary", po::value<std::vector<std::string>>(), "");
+  auto add_key = [&desc](const std::string& name, bool flag) {
+    if (desc.find_nothrow(name, false) != nullptr)
+      throw std::logic_error("command line: option --" + name +
+                             " is defined twice (a key shadows a front-end option)");
+    auto* semantic = po::value<std::string>();
+    if (flag) semantic->implicit_value("true");
+    desc.add_options()(name.c_str(), semantic, "");
+  };
+  for (const auto& key : settable) add_key(key, is_bool_option(key));
+  for (const auto& alias : option_aliases())
+    if (std::binary_search(settable.begin(), settable.end(), alias.key)) add_key(alias.option, alias.is_flag);
+  return desc;
+}
+
+ParsedOptions read_options(const std::vector<std::string>& args, const sim::Config& defaults,
+                           const std::vector<std::string>& settable) {
+  const auto desc = describe_options(settable);
+  // Boost rejects `--key=` with nothing after '=', but an empty value is valid ("chrome_trace =" means
+  // none), so hand it over as `--key ""`.
+  std::vector<std::string> tokens;
+  for (const auto& a : args) {
+    if (a.size() > 3 && a.starts_with("--") && a.find('=') == a.size() - 1) {
+      tokens.push_back(a.substr(0, a.size() - 1));
+      tokens.emplace_back();
+    } else {
+      tokens.push_back(a);
+    }
+  }
+  po::positional_options_description positional;
+  positional.add(kPositional, -1);
+  po::parsed_options parsed(&desc);
+  try {
+    // No guessing of abbreviations: `--mod` must not silently mean `--model.depth`.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    parsed = po::command_line_parser(tokens)
+                 .options(desc)
+                 .positional(positional)
+                 .style(style)
+                 .allow_unregistered()
+                 .run();
+  } catch (const po::error& e) {
+    throw sim::ConfigError("", std::string(e.what()));
+  }
+
+  std::map<std::string, std::string> alias_to_key;
+  for (const auto& alias : option_aliases()) alias_to_key[alias.option] = alias.key;
+  std::map<std::string, std::string> spelled;  // key -> how it was first given on the command line
+
+  ParsedOptions out;
+  for (const auto& opt : parsed.options) {
+    const std::string& name = opt.string_key;
+    const std::string value = opt.value.empty() ? std::string() : opt.value.front();
+    if (opt.unregistered) {
+      std::string key = name;
+      key.erase(0, key.find_first_not_of('-'));
+      std::string typed = opt.original_tokens.empty() ? "--" + key : opt.original_tokens.front();
+      typed = typed.substr(0, typed.find('='));
+      throw sim::ConfigError(key, unknown_key_text(key, typed + " (command line)", "--", defaults, settable));
+    }
+    if (name == kPositional) {
+      throw sim::ConfigError("", "unexpected argument \"" + value +
+                                     "\" (command line): the command must come "
+                                     "first, and every other word must belong to an option");
+    }
+    // Boost takes the next word as the value even when it is an option (`--out --check` would write a
+    // file named "--check"); a missing value is far likelier than such a name, which `--out=--check` allows.
+    if (opt.original_tokens.size() == 2 && value.starts_with("--"))
+      throw sim::ConfigError(name, "option --" + name + " (command line) needs a value, got option " + value +
+                                       " (write --" + name + "=" + value + " if that is the value)");
+    if (name == "help") {
+      out.help = true;
+    } else if (name == "list") {
+      out.list = true;
+    } else if (name == "config") {
+      out.config_files.push_back(value);
+    } else if (name == "vary") {
+      out.varies.push_back(value);
+    } else {
+      auto alias = alias_to_key.find(name);
+      const std::string key = alias == alias_to_key.end() ? name : alias->second;
+      // A bare flag has no token value; its implicit value is "true".
+      const std::string resolved = opt.value.empty() ? "true" : value;
+      const std::string spelling = "--" + name;
+      auto [it, inserted] = spelled.emplace(key, spelling);
+      if (!inserted)
+        throw sim::ConfigError(
+            key, key + " is given twice on the command line (" + it->second + " and " + spelling + ")");
+      out.settings.push_back({key, resolved, spelling});
+    }
+  }
+  return out;
+}
+
+// "--vary model.depth=2,4,8" entries -> "model.depth=2,4,8;step.tokens=64,128" after checking each.
+std::string joined_varies(const std::vector<std::string>& varies, const sim::Config& defaults,
+                          const std::vector<std::string>& settable) {
+  std::string joined;
+  std::set<std::string> seen;
+  for (const auto& v : varies) {
+    const auto eq = v.find('=');
+    const std::string key = v.substr(0, eq);
+    const std::string values = eq == std::string::npos ? std::string() : v.substr(eq + 1);
+    auto bad = [&](const std::string& what) {
+      throw sim::ConfigError("sweep.vary", "--vary \"" + v + "\" (command line): " + what);
+    };
+    if (eq == std::string::npos || key.empty()) bad("must be KEY=V1,V2,... (for example model.depth=2,4,8)");
+    if (key.rfind("sweep.", 0) == 0) bad("the sweep's own options cannot be varied");
+    if (!std::binary_search(settable.begin(), settable.end(), key))
+      bad(unknown_key_text(key, key, "", defaults, settable));
+    if (!seen.insert(key).second) bad(key + " is varied twice");
+    if (values.find(';') != std::string::npos) bad("values must not contain ';'");
+    sim::Config probe;
+    probe.set("sweep.vary", values, kCommandLineOrigin);
+    bool ok = !values.empty();
+    if (ok) {
+      try {
+        ok = !probe.get_string_list("sweep.vary").empty();
+      } catch (const sim::ConfigError&) {
+        ok = false;
+      }
+    }
+    if (!ok) bad("must list at least one value after '=', comma-separated, without empty values");
+    joined += (joined.empty() ? "" : ";") + v;
+  }
+  return joined;
+}
+
+}  // namespace
+
+const std::vector<OptionAlias>& option_aliases() {
+  static const std::vector<OptionAlias> aliases = {
+      {"kernel", "kernel.name", false},
+      {"grid", "mapping.grid", false},
+      {"export-check", "export_check", true},
+      {"chrome-trace", "chrome_trace", false},
+  };
+  return aliases;
+}
+
+sim::Config default_config(std::string_view default_ini) {
+  sim::Config config;
+  apply_ini(parse_ini(default_ini, "default config"), "default config", config, "default");
+  return config;
+}
+
+std::vector<std::string> settable_keys(const sim::Config& defaults) {
+  std::vector<std::string> out;
+  for (const auto& key : defaults.keys())
+    if (sim::OptionTable::find(key) != nullptr) out.push_back(key);
+  return out;
+}
+
+std::string closest_key(const std::string& unknown, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(unknown, c);
+    const auto dot = c.find('.');
+    // "depth" is one step from "model.depth": the section was left out.
+    if (dot != std::string::npos)
+      d = std::min(d, edit_distance(unknown, std::string_view(c).substr(dot + 1)) + 1);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string error_line(std::string_view message) {
+  std::string out = "spatialsim: error: ";
+  for (char c : message) out += (c == '\n' || c == '\r') ? ' ' : c;
+  return out;
+}
+
+Invocation parse_command_line(const std::vector<std::string>& args, std::string_view default_ini) {
+  Invocation inv;
+  std::vector<std::string> rest = args;
+  bool command_given = false;
+  if (!rest.empty() && !rest.front().empty() && rest.front().front() != '-') {
+    inv.command = rest.front();
+    rest.erase(rest.begin());
+    command_given = true;
+  } else {
+    inv.command = kDefaultCommand;
+  }
+
+  const sim::Config defaults = default_config(default_ini);
+  const auto settable = settable_keys(defaults);
+  const ParsedOptions options = read_options(rest, defaults, settable);
+
+  if (options.list && !command_given) {
+    inv.action = Invocation::Action::kList;
+    return inv;
+  }
+  if (command_given && !CommandRegistry::contains(inv.command))
+    throw sim::ConfigError("", "unknown command \"" + inv.command + "\"; commands: " + commands_text());
+  if (options.help) {
+    inv.action = Invocation::Action::kHelp;
+    if (!command_given) inv.command.clear();
+    return inv;
+  }
+  if (options.list) throw sim::ConfigError("", "--list takes no command");
+
+  inv.config = defaults;
+  for (const auto& file : options.config_files) {
+    const auto entries = read_ini_file(file);
+    for (const auto& e : entries)
+      if (!std::binary_search(settable.begin(), settable.end(), e.key))
+        throw sim::ConfigError(e.key, file + ":" + std::to_string(e.line) + ": " +
+                                          unknown_key_text(e.key, e.key, "", defaults, settable));
+    apply_ini(entries, file, inv.config);
+  }
+  for (const auto& s : options.settings) inv.config.set(s.key, s.value, kCommandLineOrigin);
+  if (!options.varies.empty()) {
+    for (const auto& s : options.settings)
+      if (s.key == "sweep.vary")
+        throw sim::ConfigError("sweep.vary", "--vary and --sweep.vary cannot be combined; use one");
+    inv.config.set("sweep.vary", joined_varies(options.varies, defaults, settable), kCommandLineOrigin);
+  }
+  if (!CommandRegistry::contains(inv.command))
+    throw sim::ConfigError("", "unknown command \"" + inv.command + "\"; commands: " + commands_text());
+  return inv;
+}
+
+Invocation parse_command_line(int argc, const char* const* argv, std::string_view default_ini) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  return parse_command_line(args, default_ini);
+}
+
+}  // namespace spatialsim::cli

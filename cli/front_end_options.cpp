@@ -1,0 +1,20 @@
+// The options the front end itself owns; defaults are in configs/default.ini.
+#include "sim/option_spec.h"
+
+namespace spatialsim::cli {
+namespace {
+
+const sim::OptionRegistration options{
+    {"schedule", "list", "schedules to run on the same model, data and machine, comma-separated"},
+    {"out", "path", "results file (HDF5), written under a temporary name and renamed when complete"},
+    {"check", "bool", "verify the run (gradients against the dense reference); exit 1 if a check fails"},
+    {"export_check", "bool", "also export weights, inputs, targets and gradients for an outside check"},
+    {"trace", "bool", "record every message and storage change (slow; for small runs)"},
+    {"chrome_trace", "path", "write a Chrome trace-event JSON file here; empty: none"},
+    {"sweep.vary", "list",
+     "KEY=V1,V2[;KEY=...]: run every combination of the listed values; empty: no sweep (--vary)"},
+    {"sweep.resume", "bool", "skip the sweep points already present in the output file"},
+};
+
+}  // namespace
+}  // namespace spatialsim::cli

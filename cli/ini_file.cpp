@@ -1,0 +1,136 @@
+#include "cli/ini_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <system_error>
+
+namespace spatialsim::cli {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+bool is_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!is_name_char(c)) return false;
+  return true;
+}
+
+// name(.name)*: the dotted form is allowed for top-level keys only.
+bool is_dotted_name(std::string_view s) {
+  while (true) {
+    auto dot = s.find('.');
+    if (!is_name(s.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    s.remove_prefix(dot + 1);
+  }
+}
+
+// The offending text, escaped and cut, so that an error about arbitrary bytes is still one line.
+std::string shown(std::string_view text) {
+  constexpr std::size_t kMaxShown = 60;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += text.size() > kMaxShown ? "\"..." : "\"";
+  return out;
+}
+
+[[noreturn]] void fail_at(const std::string& source, std::size_t line, const std::string& key,
+                          const std::string& what) {
+  throw sim::ConfigError(key, source + ":" + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source) {
+  std::vector<IniEntry> entries;
+  std::map<std::string, std::size_t> first_line;  // key -> line, for duplicate reports
+  std::string section;
+  std::size_t line_no = 0;
+  // A UTF-8 byte order mark, as some editors write, is not part of the first line.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  while (!text.empty()) {
+    ++line_no;
+    auto nl = text.find('\n');
+    std::string_view raw = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);  // files written on Windows
+    const auto line = trim(raw);
+
+    if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+
+    if (line.front() == '[') {
+      if (line.back() != ']')
+        fail_at(source, line_no, "", "a section header must be [name] alone on its line, got " + shown(line));
+      const auto name = trim(line.substr(1, line.size() - 2));
+      if (!is_name(name))
+        fail_at(source, line_no, "",
+                "a section name must be letters, digits, '_' or '-' (no nesting), got " + shown(line));
+      section = std::string(name);
+      continue;
+    }
+
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos)
+      fail_at(source, line_no, "",
+              "expected \"key = value\", \"[section]\" or a comment, got " + shown(line));
+    const auto key = trim(line.substr(0, eq));
+    const bool valid_key = section.empty() ? is_dotted_name(key) : is_name(key);
+    if (!valid_key)
+      fail_at(source, line_no, "",
+              (key.empty() ? std::string("missing key before '='")
+                           : "a key must be letters, digits, '_' or '-'" +
+                                 std::string(section.empty() ? " (dots between parts allowed here)" : "") +
+                                 ", got " + shown(key)));
+    std::string full_key = section.empty() ? std::string(key) : section + "." + std::string(key);
+    auto [it, inserted] = first_line.emplace(full_key, line_no);
+    if (!inserted)
+      fail_at(source, line_no, full_key,
+              full_key + " is set twice in this file (first on line " + std::to_string(it->second) + ")");
+    entries.push_back({std::move(full_key), std::string(trim(line.substr(eq + 1))), line_no});
+  }
+  return entries;
+}
+
+std::vector<IniEntry> read_ini_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw sim::ConfigError("", "cannot read config file " + shown(path) + ": no such file");
+  if (!std::filesystem::is_regular_file(status))
+    throw sim::ConfigError("", "cannot read config file " + shown(path) + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw sim::ConfigError("", "cannot read config file " + shown(path) + ": cannot open it");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw sim::ConfigError("", "cannot read config file " + shown(path) + ": read error");
+  return parse_ini(text, path);
+}
+
+void apply_ini(const std::vector<IniEntry>& entries, const std::string& source, sim::Config& config,
+               const std::string& fixed_origin) {
+  for (const auto& e : entries)
+    config.set(e.key, e.value, fixed_origin.empty() ? source + ":" + std::to_string(e.line) : fixed_origin);
+}
+
+}  // namespace spatialsim::cli

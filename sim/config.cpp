@@ -1,0 +1,216 @@
+#include "sim/config.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <system_error>
+
+namespace spatialsim::sim {
+
+namespace {
+
+// Values reach error messages verbatim from files and argv; escape them so that an error stays one line
+// and a terminal never sees raw control bytes. Long values are cut: the origin says where to look.
+std::string quoted(std::string_view value) {
+  constexpr std::size_t kMaxShown = 80;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < value.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += value.size() > kMaxShown ? "\"..." : "\"";
+  return out;
+}
+
+// from_chars does not take a leading '+', which people do write ("+3", "+1e-3"); strip exactly one.
+std::string_view strip_plus(std::string_view s) {
+  if (s.size() >= 2 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+  return s;
+}
+
+template <typename T>
+bool parse_whole(std::string_view s, T& out) {
+  s = strip_plus(s);
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out, 10);
+  return ec == std::errc{} && ptr == end;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// "a, b,c" -> {"a", "b", "c"}; "" -> {}. An empty element ("a,,b", "a,") makes the whole list invalid.
+bool split_list(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
+  if (trim(s).empty()) return true;
+  while (true) {
+    auto comma = s.find(',');
+    auto item = trim(s.substr(0, comma));
+    if (item.empty()) return false;
+    out.push_back(item);
+    if (comma == std::string_view::npos) return true;
+    s.remove_prefix(comma + 1);
+  }
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+const std::string kUint64Max = std::to_string(std::numeric_limits<std::uint64_t>::max());
+const std::string kUint32Max = std::to_string(std::numeric_limits<std::uint32_t>::max());
+
+}  // namespace
+
+void Config::set(const std::string& key, std::string value, std::string origin) {
+  m_values[key] = Entry{std::move(value), std::move(origin)};
+}
+
+bool Config::is_explicit(const std::string& key) const {
+  return origin(key) != "default";
+}
+
+const std::string& Config::raw(const std::string& key) const {
+  auto it = m_values.find(key);
+  if (it == m_values.end())
+    throw ConfigError(key, key + " is not set (the default configuration has no such key)");
+  return it->second.value;
+}
+
+const std::string& Config::origin(const std::string& key) const {
+  auto it = m_values.find(key);
+  if (it == m_values.end())
+    throw ConfigError(key, key + " is not set (the default configuration has no such key)");
+  return it->second.origin;
+}
+
+std::vector<std::string> Config::keys() const {
+  std::vector<std::string> out;
+  out.reserve(m_values.size());
+  for (const auto& [k, _] : m_values) out.push_back(k);
+  return out;
+}
+
+void Config::fail(const std::string& key, const std::string& what_is_accepted) const {
+  auto it = m_values.find(key);
+  if (it == m_values.end()) throw ConfigError(key, key + " is not set: " + what_is_accepted);
+  throw ConfigError(
+      key, key + " = " + quoted(it->second.value) + " (from " + it->second.origin + "): " + what_is_accepted);
+}
+
+std::int64_t Config::get_int(const std::string& key) const {
+  std::int64_t v = 0;
+  if (!parse_whole(raw(key), v))
+    fail(key, "must be a whole number between " + std::to_string(std::numeric_limits<std::int64_t>::min()) +
+                  " and " + std::to_string(std::numeric_limits<std::int64_t>::max()));
+  return v;
+}
+
+std::uint64_t Config::get_uint(const std::string& key) const {
+  std::uint64_t v = 0;
+  if (!parse_whole(raw(key), v)) fail(key, "must be a whole number between 0 and " + kUint64Max);
+  return v;
+}
+
+std::uint64_t Config::get_positive(const std::string& key) const {
+  std::uint64_t v = 0;
+  if (!parse_whole(raw(key), v) || v == 0) fail(key, "must be a whole number between 1 and " + kUint64Max);
+  return v;
+}
+
+double Config::get_double(const std::string& key) const {
+  auto s = strip_plus(raw(key));
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v, std::chars_format::general);
+  // from_chars reports overflow and underflow alike as out of range; both are rejected rather than
+  // silently turned into inf or 0.
+  if (s.empty() || ec != std::errc{} || ptr != end || !std::isfinite(v))
+    fail(key, "must be a finite decimal number (for example 0.5, -2 or 1e-3)");
+  return v;
+}
+
+double Config::get_nonnegative_double(const std::string& key) const {
+  double v = get_double(key);
+  if (v < 0) fail(key, "must be a finite decimal number >= 0 (for example 0, 0.5 or 1e-3)");
+  return v;  // -0.0 passes and is returned as is: it compares equal to 0
+}
+
+bool Config::get_bool(const std::string& key) const {
+  const auto v = lower(raw(key));
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  fail(key, "must be true/false, 1/0, yes/no or on/off");
+}
+
+std::string Config::get_choice(const std::string& key,
+                               std::initializer_list<std::string_view> choices) const {
+  return get_choice(key, std::vector<std::string>(choices.begin(), choices.end()));
+}
+
+std::string Config::get_choice(const std::string& key, const std::vector<std::string>& choices) const {
+  const auto& v = raw(key);
+  std::string accepted;
+  for (const auto& c : choices) {
+    if (c == v) return v;
+    accepted += (accepted.empty() ? "" : ", ") + c;
+  }
+  fail(key, "must be one of: " + accepted);
+}
+
+std::vector<std::uint64_t> Config::get_positive_list(const std::string& key) const {
+  std::vector<std::string_view> items;
+  std::vector<std::uint64_t> out;
+  bool ok = split_list(raw(key), items);
+  for (auto item : items) {
+    std::uint64_t v = 0;
+    if (!ok || !parse_whole(item, v) || v == 0) {
+      ok = false;
+      break;
+    }
+    out.push_back(v);
+  }
+  if (!ok)
+    fail(key, "must be a comma-separated list of whole numbers between 1 and " + kUint64Max +
+                  " (for example 32,64,10), or empty");
+  return out;
+}
+
+std::vector<std::string> Config::get_string_list(const std::string& key) const {
+  std::vector<std::string_view> items;
+  if (!split_list(raw(key), items))
+    fail(key, "must be a comma-separated list without empty elements (for example a,b,c), or empty");
+  return {items.begin(), items.end()};
+}
+
+std::pair<std::uint32_t, std::uint32_t> Config::get_dims(const std::string& key, bool allow_auto) const {
+  const std::string_view v = raw(key);
+  if (allow_auto && v == "auto") return {0, 0};
+  auto x = v.find_first_of("xX");
+  std::uint32_t rows = 0;
+  std::uint32_t cols = 0;
+  if (x == std::string_view::npos || !parse_whole(v.substr(0, x), rows) ||
+      !parse_whole(v.substr(x + 1), cols) || rows == 0 || cols == 0 || v[0] == '+' || v[x + 1] == '+')
+    fail(key, "must be RxC with whole numbers R and C between 1 and " + kUint32Max + " (for example 4x4)" +
+                  (allow_auto ? ", or auto" : ""));
+  return {rows, cols};
+}
+
+}  // namespace spatialsim::sim

@@ -1,0 +1,454 @@
+// The command-line front end: layering and origins, unknown keys with suggestions, aliases, --vary,
+// boolean flags, --help and --list, and the binary's exit codes and one-line errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/help_text.h"
+#include "sim/option_spec.h"
+#include "sim/registry.h"
+
+namespace spatialsim::cli {
+namespace {
+
+// The bottom layer for these tests: the front end's own keys, test-only keys, and the keys the aliases
+// point at. `clitest.unread` is deliberately not registered.
+constexpr std::string_view kTestDefaults =
+    "schedule = forward\n"
+    "out = spatialsim.h5\n"
+    "check = false\n"
+    "export_check = false\n"
+    "trace = false\n"
+    "chrome_trace =\n"
+    "[clitest]\n"
+    "depth = 4\n"
+    "flag = false\n"
+    "name = alpha\n"
+    "unread = 1\n"
+    "[mapping]\n"
+    "grid = auto\n"
+    "[kernel]\n"
+    "name = allreduce\n"
+    "[sweep]\n"
+    "vary =\n"
+    "resume = false\n";
+
+const sim::OptionRegistration test_options{
+    {"clitest.depth", "layers", "test-only: a count"},
+    {"clitest.flag", "bool", "test-only: a switch"},
+    {"clitest.name", "choice", "test-only: alpha|beta"},
+};
+
+class EchoCommand : public Command {
+ public:
+  int execute(const sim::Config&) override { return kExitOk; }
+};
+const CommandRegistry::Registration echo_command{
+    "clitest-echo", "test-only: does nothing",
+    [](const sim::Config&) { return std::make_unique<EchoCommand>(); }};
+
+// Two registries only the tests have, to see that --list finds any registry by itself.
+struct CliTestWidget {
+  static constexpr std::string_view kRegistryHeading = "clitest widgets";
+  virtual ~CliTestWidget() = default;
+};
+struct CliTestGadget {
+  virtual ~CliTestGadget() = default;
+};
+const sim::Registry<CliTestWidget>::Registration widget{
+    "sprocket", "test-only widget", [](const sim::Config&) { return std::make_unique<CliTestWidget>(); }};
+const sim::Registry<CliTestGadget>::Registration gadget{
+    "gizmo", "test-only gadget", [](const sim::Config&) { return std::make_unique<CliTestGadget>(); }};
+
+// Keys whose owners register them in production files; registered here only when this build has no owner
+// yet, at test time (after static initialisation), so that the two never collide.
+std::vector<std::string>& added_at_test_time() {
+  static std::vector<std::string> keys;
+  return keys;
+}
+
+class CommandLine : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    for (const char* key : {"mapping.grid", "kernel.name"})
+      if (sim::OptionTable::find(key) == nullptr) {
+        sim::OptionTable::add({key, "test", "registered by the test"});
+        added_at_test_time().push_back(key);
+      }
+  }
+
+  static Invocation parse(std::vector<std::string> args, std::string_view defaults = kTestDefaults) {
+    return parse_command_line(args, defaults);
+  }
+  static std::string error_of(std::vector<std::string> args, std::string_view defaults = kTestDefaults) {
+    try {
+      parse(std::move(args), defaults);
+    } catch (const sim::ConfigError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() / ("spatialsim_cli_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(m_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (m_dir / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path m_dir;
+};
+
+TEST_F(CommandLine, DefaultsOnly) {
+  const auto inv = parse({"clitest-echo"});
+  EXPECT_EQ(inv.action, Invocation::Action::kExecute);
+  EXPECT_EQ(inv.command, "clitest-echo");
+  EXPECT_EQ(inv.config.raw("clitest.depth"), "4");
+  EXPECT_EQ(inv.config.origin("clitest.depth"), "default");
+  EXPECT_FALSE(inv.config.is_explicit("clitest.depth"));
+  // Unregistered keys of the defaults are still in the config: their owners may read them.
+  EXPECT_EQ(inv.config.raw("clitest.unread"), "1");
+}
+
+TEST_F(CommandLine, LayersFileThenCommandLineWithOrigins) {
+  const auto file = write("run.ini", "# run\n[clitest]\ndepth = 6\nname = beta\n");
+  const auto inv = parse({"clitest-echo", "--clitest.depth=9", "--config", file});
+  EXPECT_EQ(inv.config.raw("clitest.depth"), "9");  // command line wins whatever the order
+  EXPECT_EQ(inv.config.origin("clitest.depth"), "command line");
+  EXPECT_EQ(inv.config.raw("clitest.name"), "beta");
+  EXPECT_EQ(inv.config.origin("clitest.name"), file + ":4");
+  EXPECT_TRUE(inv.config.is_explicit("clitest.name"));
+  EXPECT_EQ(inv.config.origin("clitest.flag"), "default");
+}
+
+TEST_F(CommandLine, LaterConfigFilesWin) {
+  const auto a = write("a.ini", "[clitest]\ndepth = 6\nname = beta\n");
+  const auto b = write("b.ini", "[clitest]\ndepth = 7\n");
+  const auto inv = parse({"clitest-echo", "--config", a, "--config=" + b});
+  EXPECT_EQ(inv.config.raw("clitest.depth"), "7");
+  EXPECT_EQ(inv.config.origin("clitest.depth"), b + ":2");
+  EXPECT_EQ(inv.config.raw("clitest.name"), "beta");
+}
+
+TEST_F(CommandLine, ValueAsSeparateArgumentOrAfterEquals) {
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth", "5"}).config.raw("clitest.depth"), "5");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth=5"}).config.raw("clitest.depth"), "5");
+  EXPECT_EQ(parse({"clitest-echo", "--chrome_trace="}).config.raw("chrome_trace"), "");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.name=a=b"}).config.raw("clitest.name"), "a=b");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth=-1"}).config.raw("clitest.depth"), "-1");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth", "-1"}).config.raw("clitest.depth"), "-1");
+  EXPECT_EQ(
+      error_of({"clitest-echo", "--out", "--check"}),
+      "option --out (command line) needs a value, got option --check (write --out=--check if that is the "
+      "value)");
+  EXPECT_EQ(parse({"clitest-echo", "--out=--check"}).config.raw("out"), "--check");
+  EXPECT_EQ(parse({"clitest-echo", "--check", "--out", "x"}).config.raw("check"), "true");
+}
+
+TEST_F(CommandLine, UnknownKeySuggestsClosest) {
+  EXPECT_EQ(error_of({"clitest-echo", "--clitest.dpeth=3"}),
+            "unknown option --clitest.dpeth (command line); did you mean --clitest.depth?");
+  EXPECT_EQ(error_of({"clitest-echo", "--depth", "3"}),
+            "unknown option --depth (command line); did you mean --clitest.depth?");
+  // No abbreviations: a prefix is not guessed.
+  EXPECT_EQ(error_of({"clitest-echo", "--clitest.dep=3"}),
+            "unknown option --clitest.dep (command line); did you mean --clitest.depth?");
+  const auto file = write("typo.ini", "[clitest]\n\nnmae = beta\n");
+  EXPECT_EQ(error_of({"clitest-echo", "--config", file}),
+            file + ":3: unknown option clitest.nmae; did you mean clitest.name?");
+}
+
+TEST_F(CommandLine, UnknownKeyCarriesTheKey) {
+  try {
+    parse({"clitest-echo", "--clitest.dpeth=3"});
+    FAIL() << "no error";
+  } catch (const sim::ConfigError& e) {
+    EXPECT_EQ(e.key(), "clitest.dpeth");
+  }
+}
+
+TEST_F(CommandLine, KeyInDefaultsButUnregisteredIsRejected) {
+  EXPECT_EQ(error_of({"clitest-echo", "--clitest.unread=2"}),
+            "option --clitest.unread (command line) is in the default configuration but no component of this "
+            "build reads it");
+  const auto file = write("u.ini", "[clitest]\nunread = 2\n");
+  EXPECT_EQ(error_of({"clitest-echo", "--config", file}),
+            file +
+                ":2: option clitest.unread is in the default configuration but no component of this build "
+                "reads it");
+}
+
+TEST_F(CommandLine, RegisteredKeyMissingFromDefaultsIsRejected) {
+  // clitest.depth is registered, but these defaults do not have it.
+  EXPECT_EQ(error_of({"clitest-echo", "--clitest.depth=3"}, "out = x\n"),
+            "unknown option --clitest.depth (command line); did you mean --out?");
+}
+
+TEST_F(CommandLine, Aliases) {
+  const auto inv = parse({"clitest-echo", "--grid", "8x4", "--kernel", "ring", "--out", "r.h5", "--schedule",
+                          "backprop", "--chrome-trace", "t.json"});
+  EXPECT_EQ(inv.config.raw("mapping.grid"), "8x4");
+  EXPECT_EQ(inv.config.origin("mapping.grid"), "command line");
+  EXPECT_EQ(inv.config.raw("kernel.name"), "ring");
+  EXPECT_EQ(inv.config.raw("out"), "r.h5");
+  EXPECT_EQ(inv.config.raw("schedule"), "backprop");
+  EXPECT_EQ(inv.config.raw("chrome_trace"), "t.json");
+}
+
+TEST_F(CommandLine, BoolFlags) {
+  auto inv = parse({"clitest-echo", "--check", "--export-check", "--trace", "--clitest.flag"});
+  EXPECT_EQ(inv.config.raw("check"), "true");
+  EXPECT_EQ(inv.config.raw("export_check"), "true");
+  EXPECT_EQ(inv.config.raw("trace"), "true");
+  EXPECT_EQ(inv.config.raw("clitest.flag"), "true");
+  EXPECT_TRUE(inv.config.get_bool("check"));
+  inv = parse({"clitest-echo", "--check=false", "--export-check=no"});
+  EXPECT_EQ(inv.config.raw("check"), "false");
+  EXPECT_EQ(inv.config.raw("export_check"), "no");
+  EXPECT_EQ(inv.config.origin("check"), "command line");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.flag", "false"}).config.raw("clitest.flag"), "false");
+  EXPECT_EQ(parse({"clitest-echo", "--check=", "--trace"}).config.raw("check"), "");
+  // Not given: the default, not explicit.
+  EXPECT_EQ(inv.config.raw("trace"), "false");
+  EXPECT_FALSE(inv.config.is_explicit("trace"));
+}
+
+TEST_F(CommandLine, AliasNotOfferedWithoutItsKey) {
+  // Without export_check and mapping.grid in the defaults, their aliases do not exist.
+  constexpr std::string_view kFewDefaults = "out = x\ncheck = false\n";
+  EXPECT_EQ(error_of({"clitest-echo", "--export-check"}, kFewDefaults),
+            "unknown option --export-check (command line); did you mean --check?");
+  EXPECT_EQ(error_of({"clitest-echo", "--grid", "4x4"}, kFewDefaults).rfind("unknown option --grid", 0), 0u);
+  EXPECT_EQ(error_of({"clitest-echo", "--vary", "out=a,b"}, kFewDefaults).rfind("unknown option --vary", 0),
+            0u);
+}
+
+TEST_F(CommandLine, SameKeyTwiceIsAnError) {
+  EXPECT_EQ(error_of({"clitest-echo", "--grid", "4x4", "--mapping.grid=8x8"}),
+            "mapping.grid is given twice on the command line (--grid and --mapping.grid)");
+  EXPECT_EQ(error_of({"clitest-echo", "--out=a", "--out=b"}),
+            "out is given twice on the command line (--out and --out)");
+}
+
+TEST_F(CommandLine, VaryAccumulates) {
+  const auto inv = parse({"clitest-echo", "--vary", "clitest.depth=2,4,8", "--vary=clitest.name=alpha,beta"});
+  EXPECT_EQ(inv.config.raw("sweep.vary"), "clitest.depth=2,4,8;clitest.name=alpha,beta");
+  EXPECT_EQ(inv.config.origin("sweep.vary"), "command line");
+  EXPECT_EQ(parse({"clitest-echo", "--vary", "out=x"}).config.raw("sweep.vary"), "out=x");
+}
+
+struct BadVary {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class CommandLineBadVary : public CommandLine, public testing::WithParamInterface<BadVary> {};
+
+TEST_P(CommandLineBadVary, Rejected) {
+  auto args = GetParam().args;
+  args.insert(args.begin(), "clitest-echo");
+  EXPECT_EQ(error_of(args), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, CommandLineBadVary,
+    testing::Values(
+        BadVary{
+            {"--vary", "clitest.depth"},
+            "--vary \"clitest.depth\" (command line): must be KEY=V1,V2,... (for example model.depth=2,4,8)"},
+        BadVary{{"--vary", "=1,2"},
+                "--vary \"=1,2\" (command line): must be KEY=V1,V2,... (for example model.depth=2,4,8)"},
+        BadVary{{"--vary", "clitest.dpth=1"},
+                "--vary \"clitest.dpth=1\" (command line): unknown option clitest.dpth; did you mean "
+                "clitest.depth?"},
+        BadVary{{"--vary", "clitest.depth="},
+                "--vary \"clitest.depth=\" (command line): must list at least one value after '=', "
+                "comma-separated, "
+                "without empty values"},
+        BadVary{{"--vary", "clitest.depth=1,,2"},
+                "--vary \"clitest.depth=1,,2\" (command line): must list at least one value after '=', "
+                "comma-separated, without empty values"},
+        BadVary{{"--vary", "clitest.depth=1;2"},
+                "--vary \"clitest.depth=1;2\" (command line): values must not contain ';'"},
+        BadVary{{"--vary", "clitest.depth=1", "--vary", "clitest.depth=2"},
+                "--vary \"clitest.depth=2\" (command line): clitest.depth is varied twice"},
+        BadVary{
+            {"--vary", "sweep.resume=true,false"},
+            "--vary \"sweep.resume=true,false\" (command line): the sweep's own options cannot be varied"},
+        BadVary{{"--vary", "clitest.depth=1", "--sweep.vary=out=a"},
+                "--vary and --sweep.vary cannot be combined; use one"}));
+
+TEST_F(CommandLine, CommandSelection) {
+  // No command, or an option first: the default command `run`.
+  if (CommandRegistry::contains("run")) {
+    EXPECT_EQ(parse({}).command, "run");
+    EXPECT_EQ(parse({"--check"}).command, "run");
+  } else {
+    EXPECT_EQ(error_of({"--check"}).rfind("unknown command \"run\"; commands: ", 0), 0u);
+  }
+  const auto message = error_of({"frobnicate", "--check"});
+  EXPECT_EQ(message.rfind("unknown command \"frobnicate\"; commands: ", 0), 0u) << message;
+  EXPECT_NE(message.find("clitest-echo"), std::string::npos) << message;
+  EXPECT_NE(message.find("version"), std::string::npos) << message;
+}
+
+TEST_F(CommandLine, StrayWordsAreErrors) {
+  EXPECT_EQ(error_of({"clitest-echo", "--check", "--out", "a", "run"}),
+            "unexpected argument \"run\" (command line): the command must come first, and every other word "
+            "must belong to an option");
+  EXPECT_EQ(error_of({"clitest-echo", "--out"}), "the required argument for option '--out' is missing");
+}
+
+TEST_F(CommandLine, HelpAndList) {
+  auto inv = parse({"--help"});
+  EXPECT_EQ(inv.action, Invocation::Action::kHelp);
+  EXPECT_EQ(inv.command, "");
+  inv = parse({"clitest-echo", "-h"});
+  EXPECT_EQ(inv.action, Invocation::Action::kHelp);
+  EXPECT_EQ(inv.command, "clitest-echo");
+  EXPECT_EQ(parse({"--list"}).action, Invocation::Action::kList);
+  EXPECT_EQ(error_of({"clitest-echo", "--list"}), "--list takes no command");
+}
+
+TEST_F(CommandLine, HelpPrintsEveryRegisteredOptionWithDefaultAndUnit) {
+  std::ostringstream out;
+  print_help(out, "", kTestDefaults);
+  const auto text = out.str();
+  for (const auto& spec : sim::OptionTable::all()) {
+    EXPECT_NE(text.find("--" + spec.key + " <" + spec.unit + ">"), std::string::npos) << spec.key;
+    EXPECT_NE(text.find(spec.help), std::string::npos) << spec.key;
+  }
+  EXPECT_NE(text.find("--clitest.depth <layers>     default 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("[clitest]:"), std::string::npos);
+  EXPECT_NE(text.find("clitest-echo"), std::string::npos);
+  EXPECT_NE(text.find("--grid VALUE"), std::string::npos);
+  EXPECT_NE(text.find("--vary KEY=V1,V2"), std::string::npos);
+  // Top-level options come before any section.
+  EXPECT_LT(text.find("top-level options:"), text.find("[clitest]:"));
+}
+
+TEST_F(CommandLine, ListPrintsEveryRegistryAndEnergyPresets) {
+  std::ostringstream out;
+  print_list(out);
+  const auto text = out.str();
+  EXPECT_EQ(text.rfind("commands:\n", 0), 0u) << text;
+  EXPECT_NE(text.find("clitest widgets:\n  sprocket"), std::string::npos) << text;
+  EXPECT_NE(text.find("CliTestGadget:\n  gizmo"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy presets (energy.preset):\n  dally2023"), std::string::npos) << text;
+}
+
+TEST(RegistryCatalogue, ListsRegistriesByHeading) {
+  const auto catalogue = sim::registry_catalogue();
+  bool found = false;
+  for (const auto& listing : catalogue)
+    if (listing.heading == "clitest widgets") {
+      found = true;
+      ASSERT_EQ(listing.items.size(), 1u);
+      EXPECT_EQ(listing.items[0].first, "sprocket");
+      EXPECT_EQ(listing.items[0].second, "test-only widget");
+    }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(std::is_sorted(catalogue.begin(), catalogue.end(),
+                             [](const auto& a, const auto& b) { return a.heading < b.heading; }));
+}
+
+TEST(ClosestKey, EditDistanceAndSectionlessNames) {
+  const std::vector<std::string> keys = {"model.depth", "model.width", "machine.topology", "out"};
+  EXPECT_EQ(closest_key("model.dpeth", keys), "model.depth");
+  EXPECT_EQ(closest_key("width", keys), "model.width");
+  EXPECT_EQ(closest_key("topolgy", keys), "machine.topology");
+  EXPECT_EQ(closest_key("ot", keys), "out");
+  EXPECT_EQ(closest_key("x", {}), "");
+}
+
+TEST(ErrorLine, IsOneLine) {
+  EXPECT_EQ(error_line("a\nb\r\nc"), "spatialsim: error: a b  c");
+}
+
+TEST(FrontEndOptions, RegisteredWithDefaults) {
+  const auto defaults = default_config();
+  for (const char* key :
+       {"schedule", "out", "check", "export_check", "trace", "chrome_trace", "sweep.vary", "sweep.resume"}) {
+    EXPECT_NE(sim::OptionTable::find(key), nullptr) << key;
+    EXPECT_TRUE(defaults.has(key)) << key;
+  }
+  // Every option registered by the program (not by this test) has a default in configs/default.ini.
+  for (const auto& spec : sim::OptionTable::all()) {
+    if (spec.key.rfind("clitest.", 0) == 0) continue;
+    if (std::find(added_at_test_time().begin(), added_at_test_time().end(), spec.key) !=
+        added_at_test_time().end())
+      continue;
+    EXPECT_TRUE(defaults.has(spec.key)) << spec.key << " is registered but has no default";
+  }
+}
+
+// ---- the binary, end to end ----
+
+struct Run {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Run run_binary(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto out_path = dir / ("spatialsim_cli_out_" + std::to_string(::getpid()));
+  const auto err_path = dir / ("spatialsim_cli_err_" + std::to_string(::getpid()));
+  const std::string command = std::string("'") + SPATIALSIM_BINARY + "' " + args + " >'" + out_path.string() +
+                              "' 2>'" + err_path.string() + "'";
+  const int status = std::system(command.c_str());
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+TEST(Binary, VersionExitsZero) {
+  const auto r = run_binary("version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "spatialsim " + std::string(kProgramVersion) + "\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Binary, BadInputExitsTwoWithOneErrorLine) {
+  const auto r = run_binary("version --chek");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "spatialsim: error: unknown option --chek (command line); did you mean --check?\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(run_binary("no-such-command").exit_code, 2);
+}
+
+TEST(Binary, HelpAndListExitZero) {
+  const auto help = run_binary("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--sweep.resume <bool>"), std::string::npos);
+  const auto list = run_binary("--list");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("commands:\n  version"), std::string::npos) << list.out;
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
