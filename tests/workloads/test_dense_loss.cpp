@@ -2,6 +2,8 @@
 // fails), gradients against central differences, numerical stability, and input validation.
 #include <gtest/gtest.h>
 
+#include "tests/test_names.h"
+
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -97,7 +99,7 @@ TEST_P(LossGradient, MatchesCentralDifferenceInEveryOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, LossGradient, ::testing::Values(Loss::mse, Loss::cross_entropy),
-                         [](const auto& test) { return std::string(name(test.param)); });
+                         [](const auto& test) { return testing_support::gtest_name(name(test.param)); });
 
 TEST(Loss, RejectsMismatchedShapesEmptyStepsAndNonDistributionTargets) {
   EXPECT_THROW(loss_value(Loss::mse, Mat(2, 3), Mat(3, 2)), std::invalid_argument);

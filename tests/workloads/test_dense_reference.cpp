@@ -3,6 +3,8 @@
 // directional derivative) against both the gradient and a central difference along the direction.
 #include <gtest/gtest.h>
 
+#include "tests/test_names.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -130,7 +132,7 @@ struct NetCase {
 std::string case_name(const NetCase& c) {
   std::string s;
   for (auto w : c.widths) s += std::to_string(w) + "_";
-  return s + std::string(mappings::name(c.activation)) + "_" + std::string(name(c.loss)) +
+  return s + std::string(mappings::name(c.activation)) + "_" + testing_support::gtest_name(name(c.loss)) +
          (c.bias ? "_bias" : "_nobias");
 }
 
