@@ -384,15 +384,18 @@ class Hdf5File::Impl {
     return full;
   }
 
+  // Calls f with the group or dataset at `path`; a missing object is created as a group.
   template <class F>
   void with_object(std::string_view path, F&& f) {
     const auto parts = split_object_path(path, m_final);
-    const std::string full = ensure_groups(parts, parts.size());
-    guarded("setting an attribute on", full, [&] {
-      if (m_file->childObjType(full) == H5O_TYPE_DATASET) {
-        f(static_cast<const H5::H5Object&>(m_file->openDataSet(full)));
+    if (!parts.empty()) ensure_groups(parts, parts.size() - 1);
+    const std::string target = join_object_path(parts, parts.size());
+    guarded("setting an attribute on", target, [&] {
+      if (target != "/" && !m_file->nameExists(target)) m_file->createGroup(target);
+      if (target != "/" && m_file->childObjType(target) == H5O_TYPE_DATASET) {
+        f(static_cast<const H5::H5Object&>(m_file->openDataSet(target)));
       } else {
-        f(static_cast<const H5::H5Object&>(m_file->openGroup(full)));
+        f(static_cast<const H5::H5Object&>(m_file->openGroup(target)));
       }
     });
   }
