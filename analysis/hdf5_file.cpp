@@ -179,6 +179,7 @@ class TableState {
     const hsize_t start = m_written;
     const hsize_t count = m_buffered;
     const hsize_t new_size = start + count;
+    t_last_hdf5_error.clear();
     try {
       for (Column& column : m_columns) {
         column.dataset.extend(&new_size);
@@ -500,11 +501,16 @@ Hdf5File::Impl& Hdf5File::impl() {
   return *m_impl;
 }
 
+const Hdf5File::Impl& Hdf5File::impl() const {
+  if (!m_impl) throw std::logic_error("Hdf5File used after it was moved from");
+  return *m_impl;
+}
+
 const std::string& Hdf5File::final_path() const {
-  return const_cast<Hdf5File*>(this)->impl().m_final;
+  return impl().m_final;
 }
 const std::string& Hdf5File::temp_path() const {
-  return const_cast<Hdf5File*>(this)->impl().m_temp;
+  return impl().m_temp;
 }
 bool Hdf5File::committed() const {
   return m_impl && m_impl->m_committed;

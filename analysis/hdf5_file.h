@@ -7,7 +7,7 @@
 //   Hdf5File file(out_path);                      // writes to "<out_path>.tmp-<pid>"
 //   file.set_attribute("/config", "seed", 1);     // attributes on groups or datasets
 //   file.write_scalar("/runs/forward/makespan_cycles", makespan, "cycles");
-//   file.write_array("/runs/forward/tile_byte_hops", hops, {height, width}, "byte*hops");  // row-major
+//   file.write_array("/runs/forward/tile_byte_hops", hops, {height, width}, "byte*hop");  // row-major
 //   TableWriter trace = file.create_table("/runs/forward/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
 //   trace.append({now, "psum"});                 // buffered; written every TableOptions::batch_rows
@@ -20,11 +20,14 @@
 // in every tool (h5py gives numpy.uint8; `bool(attrs["x"])`).
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "analysis/output_guard.h"
@@ -131,6 +134,7 @@ class TableWriter {
 // Attributes may be set on any existing group or dataset; on a path that does not exist yet a group is
 // created; setting an existing attribute replaces it. Every HDF5 failure is an OutputError naming the file
 // and object (HDF5's own stack printing is switched off). Misuse after commit() throws std::logic_error.
+// Not thread-safe: the HDF5 library is built without thread safety, so one thread writes all outputs.
 class Hdf5File {
  public:
   // Checks, before a run, that `path` can be created: its directory exists and accepts new files and the
@@ -219,6 +223,7 @@ class Hdf5File {
   class Impl;
   void set_bool_attribute(std::string_view object, std::string_view name, bool value);
   Impl& impl();
+  const Impl& impl() const;
   std::unique_ptr<Impl> m_impl;
 };
 
