@@ -1,0 +1,695 @@
+#include "analysis/hdf5_file.h"
+
+#include <H5Cpp.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+namespace spatialsim::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+// HDF5 reports a failure twice: it prints its error stack (unless told not to) and the C++ API throws an
+// exception whose message is only "H5Dcreate2 failed". The useful part, the innermost reason ("name
+// already exists", "No space left on device"), is on the stack, which is cleared by the next HDF5 call,
+// and destructors of H5 objects make such calls while the exception unwinds. So instead of printing, the
+// automatic error handler records the reason when the failure happens.
+thread_local std::string t_last_hdf5_error;
+
+herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
+  std::string outer;
+  std::string inner;
+  struct Walk {
+    std::string* outer;
+    std::string* inner;
+  } walk{&outer, &inner};
+  H5Ewalk2(
+      stack, H5E_WALK_DOWNWARD,
+      [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
+        auto* w = static_cast<Walk*>(data);
+        const std::string text =
+            std::string(err->func_name ? err->func_name : "?") + ": " + (err->desc ? err->desc : "");
+        if (n == 0) *w->outer = text;
+        *w->inner = text;
+        return 0;
+      },
+      &walk);
+  t_last_hdf5_error = outer == inner ? outer : outer + " (" + inner + ")";
+  return 0;
+}
+
+void silence_hdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    H5::Exception::dontPrint();
+    H5Eset_auto2(H5E_DEFAULT, record_error_stack, nullptr);
+  });
+}
+
+std::string hdf5_reason(const H5::Exception& e) {
+  if (!t_last_hdf5_error.empty()) return t_last_hdf5_error;
+  return e.getFuncName() + ": " + e.getDetailMsg();
+}
+
+std::string display_unit(std::string_view unit) {
+  return unit.empty() ? std::string("1") : std::string(unit);
+}
+
+// "/a//b/" -> {"a", "b"}. "." and ".." are refused: HDF5 does not treat ".." as a parent, so it would
+// silently create a group named "..".
+std::vector<std::string> split_object_path(std::string_view path, const std::string& file) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    const std::size_t j = std::min(path.find('/', i), path.size());
+    if (j > i) {
+      std::string part(path.substr(i, j - i));
+      if (part == "." || part == "..") {
+        throw OutputError(file, "output \"" + file + "\": object path \"" + std::string(path) +
+                                    "\" contains \"" + part + "\"; give an absolute path like /runs/a/b");
+      }
+      parts.push_back(std::move(part));
+    }
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::string join_object_path(const std::vector<std::string>& parts, std::size_t count) {
+  if (count == 0) return "/";
+  std::string out;
+  for (std::size_t k = 0; k < count; ++k) out += "/" + parts[k];
+  return out;
+}
+
+const H5::PredType& file_type(ColumnType type) {
+  switch (type) {
+    case ColumnType::uint64:
+      return H5::PredType::STD_U64LE;
+    case ColumnType::int64:
+      return H5::PredType::STD_I64LE;
+    case ColumnType::float64:
+      return H5::PredType::IEEE_F64LE;
+    case ColumnType::string:
+      break;
+  }
+  throw std::logic_error("file_type: string columns have no predefined type");
+}
+
+const H5::PredType& memory_type(ColumnType type) {
+  switch (type) {
+    case ColumnType::uint64:
+      return H5::PredType::NATIVE_UINT64;
+    case ColumnType::int64:
+      return H5::PredType::NATIVE_INT64;
+    case ColumnType::float64:
+      return H5::PredType::NATIVE_DOUBLE;
+    case ColumnType::string:
+      break;
+  }
+  throw std::logic_error("memory_type: string columns have no predefined type");
+}
+
+H5::StrType variable_string_type() {
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  type.setCset(H5T_CSET_UTF8);
+  return type;
+}
+
+void write_unit(const H5::H5Object& object, std::string_view unit) {
+  const H5::StrType type = variable_string_type();
+  H5::Attribute attr = object.createAttribute("unit", type, H5::DataSpace(H5S_SCALAR));
+  attr.write(type, display_unit(unit));
+}
+
+// An integer is stored in a float64 column only if the double holds it exactly (|v| <= 2^53 always does).
+bool exact_double(std::uint64_t v, double& out) {
+  out = static_cast<double>(v);
+  return out < 18446744073709551616.0 && static_cast<std::uint64_t>(out) == v;
+}
+bool exact_double(std::int64_t v, double& out) {
+  out = static_cast<double>(v);
+  return out < 9223372036854775808.0 && static_cast<std::int64_t>(out) == v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------- tables
+
+class TableState {
+ public:
+  struct Column {
+    TableColumn spec;
+    H5::DataSet dataset;
+    H5::DataType mem_type;
+    std::size_t width = 8;     // bytes per value in the buffer
+    std::vector<char> buffer;  // batch_rows x width, allocated once
+  };
+
+  TableState(std::string file, std::string path, std::size_t batch_rows)
+      : m_file(std::move(file)), m_path(std::move(path)), m_batch_rows(batch_rows) {}
+
+  void append(std::span<const TableValue> row) {
+    require_open();
+    if (row.size() != m_columns.size()) {
+      fail("a row has " + std::to_string(row.size()) + " values but the table has " +
+           std::to_string(m_columns.size()) + " columns");
+    }
+    // A failed append leaves nothing behind: values land in the free slot, which only counts once the
+    // whole row was accepted.
+    for (std::size_t c = 0; c < row.size(); ++c) store(m_columns[c], row[c]);
+    ++m_buffered;
+    ++m_rows;
+    if (m_buffered == m_batch_rows) flush();
+  }
+
+  void flush() {
+    require_open();
+    if (m_buffered == 0) return;
+    const hsize_t start = m_written;
+    const hsize_t count = m_buffered;
+    const hsize_t new_size = start + count;
+    t_last_hdf5_error.clear();
+    try {
+      for (Column& column : m_columns) {
+        column.dataset.extend(&new_size);
+        H5::DataSpace file_space = column.dataset.getSpace();
+        file_space.selectHyperslab(H5S_SELECT_SET, &count, &start);
+        const H5::DataSpace memory_space(1, &count);
+        column.dataset.write(column.buffer.data(), column.mem_type, memory_space, file_space);
+      }
+    } catch (const H5::Exception& e) {
+      fail("writing rows " + std::to_string(start) + ".." + std::to_string(new_size) +
+           " failed: " + hdf5_reason(e));
+    }
+    m_written = new_size;
+    m_buffered = 0;
+  }
+
+  // Releases the datasets. `keep_rows` = false when the whole file is being discarded anyway.
+  void close(bool keep_rows) {
+    if (!m_open) return;
+    if (keep_rows) flush();
+    m_open = false;
+    for (Column& column : m_columns) {
+      try {
+        column.dataset.close();
+      } catch (const H5::Exception&) {  // nothing useful to do: the file is being closed next
+      }
+      std::vector<char>().swap(column.buffer);
+    }
+  }
+
+  std::vector<Column> m_columns;
+  std::vector<TableColumn> m_specs;  // what columns() returns
+  std::uint64_t m_rows = 0;
+  std::size_t m_buffered = 0;
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw OutputError(m_file, "output \"" + m_file + "\", table " + m_path + ": " + what);
+  }
+  [[noreturn]] void fail_column(const Column& column, const std::string& what) const {
+    fail("column \"" + column.spec.name + "\": " + what);
+  }
+
+  void require_open() const {
+    if (!m_open) {
+      throw std::logic_error("table " + m_path + " in \"" + m_file +
+                             "\" is closed (closed, committed or discarded with its file)");
+    }
+  }
+
+  void store(Column& column, const TableValue& value) {
+    char* slot = column.buffer.data() + m_buffered * column.width;
+    using Kind = TableValue::Kind;
+    switch (column.spec.type) {
+      case ColumnType::uint64: {
+        std::uint64_t v = 0;
+        if (value.kind() == Kind::uint64) {
+          v = value.as_uint64();
+        } else if (value.kind() == Kind::int64 && value.as_int64() >= 0) {
+          v = static_cast<std::uint64_t>(value.as_int64());
+        } else {
+          fail_column(column, "expects a non-negative integer (uint64)");
+        }
+        std::memcpy(slot, &v, sizeof v);
+        return;
+      }
+      case ColumnType::int64: {
+        std::int64_t v = 0;
+        if (value.kind() == Kind::int64) {
+          v = value.as_int64();
+        } else if (value.kind() == Kind::uint64 &&
+                   value.as_uint64() <=
+                       static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          v = static_cast<std::int64_t>(value.as_uint64());
+        } else {
+          fail_column(column, "expects an integer that fits int64");
+        }
+        std::memcpy(slot, &v, sizeof v);
+        return;
+      }
+      case ColumnType::float64: {
+        double v = 0;
+        if (value.kind() == Kind::float64) {
+          v = value.as_double();
+        } else if (value.kind() == Kind::uint64) {
+          if (!exact_double(value.as_uint64(), v)) fail_column(column, "integer not exact as a double");
+        } else if (value.kind() == Kind::int64) {
+          if (!exact_double(value.as_int64(), v)) fail_column(column, "integer not exact as a double");
+        } else {
+          fail_column(column, "expects a number");
+        }
+        std::memcpy(slot, &v, sizeof v);
+        return;
+      }
+      case ColumnType::string: {
+        if (value.kind() != Kind::string) fail_column(column, "expects text");
+        const std::string_view text = value.as_string();
+        if (text.size() > column.width) {
+          fail_column(column, "\"" + std::string(text) + "\" is " + std::to_string(text.size()) +
+                                  " bytes, longer than the column's " + std::to_string(column.width) +
+                                  "; give the column a larger string_length");
+        }
+        std::memcpy(slot, text.data(), text.size());
+        std::memset(slot + text.size(), 0, column.width - text.size());
+        return;
+      }
+    }
+  }
+
+  std::string m_file;
+  std::string m_path;
+  std::size_t m_batch_rows;
+  std::uint64_t m_written = 0;
+  bool m_open = true;
+};
+
+void TableWriter::append(std::span<const TableValue> row) {
+  m_state->append(row);
+}
+void TableWriter::flush() {
+  m_state->flush();
+}
+void TableWriter::close() {
+  m_state->close(true);
+}
+std::uint64_t TableWriter::rows() const {
+  return m_state->m_rows;
+}
+std::size_t TableWriter::buffered_rows() const {
+  return m_state->m_buffered;
+}
+const std::vector<TableColumn>& TableWriter::columns() const {
+  return m_state->m_specs;
+}
+
+// ------------------------------------------------------------------------------------------------ file
+
+class Hdf5File::Impl {
+ public:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw OutputError(m_final, "output \"" + m_final + "\": " + what);
+  }
+
+  // Runs an HDF5 operation, turning its exceptions into OutputError naming the file and the object.
+  template <class F>
+  decltype(auto) guarded(std::string_view action, std::string_view object, F&& f) {
+    t_last_hdf5_error.clear();
+    try {
+      return f();
+    } catch (const H5::Exception& e) {
+      fail(std::string(action) + " " + std::string(object) + ": " + hdf5_reason(e));
+    }
+  }
+
+  explicit Impl(std::string final_path)
+      : m_final(std::move(final_path)),
+        m_temp(m_final + ".tmp-" + std::to_string(::getpid())),
+        m_guard(m_temp, m_final) {  // registered before the file exists: no unprotected moment
+    silence_hdf5();
+    guarded("creating temporary file", m_temp, [&] { m_file.emplace(m_temp, H5F_ACC_TRUNC); });
+  }
+
+  ~Impl() {
+    if (m_committed) return;
+    for (auto& table : m_tables) table->close(false);
+    try {
+      if (m_file) m_file->close();
+    } catch (const H5::Exception&) {  // the file is deleted next; nothing to save
+    }
+    ::unlink(m_temp.c_str());
+    // m_guard unregisters after this body, i.e. after the file is gone.
+  }
+
+  void require_writable() const {
+    if (m_committed) throw std::logic_error("output \"" + m_final + "\" was already committed");
+  }
+
+  // Creates the missing groups along `parts[0..count)` and returns the joined path.
+  std::string ensure_groups(const std::vector<std::string>& parts, std::size_t count) {
+    require_writable();
+    std::string path;
+    for (std::size_t k = 0; k < count; ++k) {
+      path += "/" + parts[k];
+      guarded("creating group", path, [&] {
+        if (!m_file->nameExists(path)) {
+          m_file->createGroup(path);
+        } else if (m_file->childObjType(path) != H5O_TYPE_GROUP) {
+          fail(path + " exists and is not a group; choose another name");
+        }
+      });
+    }
+    return path.empty() ? "/" : path;
+  }
+
+  // For a new dataset: creates its parent groups, refuses an existing name, returns the full path.
+  std::string prepare_dataset(std::string_view path) {
+    const auto parts = split_object_path(path, m_final);
+    if (parts.empty()) fail("a dataset needs a name, not the root \"" + std::string(path) + "\"");
+    ensure_groups(parts, parts.size() - 1);
+    const std::string full = join_object_path(parts, parts.size());
+    const bool exists = guarded("checking", full, [&] { return m_file->nameExists(full); });
+    if (exists) fail(full + " already exists; each dataset is written once");
+    return full;
+  }
+
+  // Calls f with the group or dataset at `path`; a missing object is created as a group.
+  template <class F>
+  void with_object(std::string_view path, F&& f) {
+    const auto parts = split_object_path(path, m_final);
+    if (!parts.empty()) ensure_groups(parts, parts.size() - 1);
+    const std::string target = join_object_path(parts, parts.size());
+    guarded("setting an attribute on", target, [&] {
+      if (target != "/" && !m_file->nameExists(target)) m_file->createGroup(target);
+      if (target != "/" && m_file->childObjType(target) == H5O_TYPE_DATASET) {
+        f(static_cast<const H5::H5Object&>(m_file->openDataSet(target)));
+      } else {
+        f(static_cast<const H5::H5Object&>(m_file->openGroup(target)));
+      }
+    });
+  }
+
+  void set_attribute(std::string_view object, std::string_view name, const H5::DataType& file_type,
+                     const H5::DataType& mem_type, const void* value) {
+    with_object(object, [&](const H5::H5Object& target) {
+      const std::string key(name);
+      if (target.attrExists(key)) target.removeAttr(key);
+      target.createAttribute(key, file_type, H5::DataSpace(H5S_SCALAR)).write(mem_type, value);
+    });
+  }
+
+  void write_scalar(std::string_view path, const H5::DataType& file_type, const H5::DataType& mem_type,
+                    const void* value, std::string_view unit) {
+    const std::string full = prepare_dataset(path);
+    guarded("writing", full, [&] {
+      H5::DataSet dataset = m_file->createDataSet(full, file_type, H5::DataSpace(H5S_SCALAR));
+      dataset.write(value, mem_type);
+      write_unit(dataset, unit);
+    });
+  }
+
+  void write_array(std::string_view path, const void* data, std::size_t size, const ArrayShape& shape,
+                   const H5::DataType& file_type, const H5::DataType& mem_type, std::string_view unit) {
+    std::vector<hsize_t> dims(shape.begin(), shape.end());
+    if (dims.empty()) dims.push_back(size);
+    std::uint64_t product = 1;
+    std::string shape_text;
+    for (hsize_t d : dims) {
+      product = d == 0 || product <= std::numeric_limits<std::uint64_t>::max() / d
+                    ? product * d
+                    : std::numeric_limits<std::uint64_t>::max();
+      if (!shape_text.empty()) shape_text += 'x';
+      shape_text += std::to_string(d);
+    }
+    if (product != size) {
+      throw std::invalid_argument("write_array " + std::string(path) + ": shape " + shape_text + " holds " +
+                                  std::to_string(product) + " values but " + std::to_string(size) +
+                                  " were given");
+    }
+    const std::string full = prepare_dataset(path);
+    guarded("writing", full, [&] {
+      const H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
+      H5::DataSet dataset = m_file->createDataSet(full, file_type, space);
+      if (size > 0) dataset.write(data, mem_type);  // HDF5 refuses a null buffer even for no elements
+      write_unit(dataset, unit);
+    });
+  }
+
+  std::string m_final;
+  std::string m_temp;
+  PartialOutputGuard m_guard;
+  std::optional<H5::H5File> m_file;  // engaged once created; std::optional because H5File has no move
+  std::vector<std::shared_ptr<TableState>> m_tables;
+  bool m_committed = false;
+};
+
+void Hdf5File::check_writable(const std::string& path, std::string_view key) {
+  const auto fail = [&](const std::string& what) {
+    throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what);
+  };
+  if (path.empty()) fail("empty path; give a file name such as spatialsim.h5");
+  const fs::path target(path);
+  std::error_code ec;
+  if (!target.has_filename() || fs::is_directory(target, ec)) {
+    fail("is a directory, not a file name; give a file name inside it, such as " +
+         (target / "spatialsim.h5").lexically_normal().string());
+  }
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const fs::file_status dir_status = fs::status(dir, ec);
+  if (dir_status.type() == fs::file_type::not_found) {
+    fail("directory " + dir.string() + " does not exist; give a path in a writable directory");
+  }
+  if (ec) fail("cannot inspect directory " + dir.string() + " (" + ec.message() + "); check the path");
+  if (dir_status.type() != fs::file_type::directory) {
+    fail(dir.string() + " is not a directory; give a path in a writable directory");
+  }
+  const fs::file_status existing = fs::status(target, ec);  // a link to a file is replaced, fine
+  if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
+    fail("exists and is not a regular file; give a new file name");
+  }
+  // Permission bits do not tell the whole story (root ignores them, read-only mounts, /proc), so try.
+  const std::string probe = path + ".probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    fail("cannot create files in directory " + dir.string() + " (" + std::strerror(err) +
+         "); give a path in a writable directory");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+Hdf5File::Hdf5File(std::string final_path) : m_impl(std::make_unique<Impl>(std::move(final_path))) {}
+Hdf5File::~Hdf5File() = default;
+Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
+Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
+
+Hdf5File::Impl& Hdf5File::impl() {
+  if (!m_impl) throw std::logic_error("Hdf5File used after it was moved from");
+  return *m_impl;
+}
+
+const Hdf5File::Impl& Hdf5File::impl() const {
+  if (!m_impl) throw std::logic_error("Hdf5File used after it was moved from");
+  return *m_impl;
+}
+
+const std::string& Hdf5File::final_path() const {
+  return impl().m_final;
+}
+const std::string& Hdf5File::temp_path() const {
+  return impl().m_temp;
+}
+bool Hdf5File::committed() const {
+  return m_impl && m_impl->m_committed;
+}
+
+void Hdf5File::ensure_group(std::string_view path) {
+  Impl& f = impl();
+  const auto parts = split_object_path(path, f.m_final);
+  f.ensure_groups(parts, parts.size());
+}
+
+void Hdf5File::set_attribute(std::string_view object, std::string_view name, std::string_view value) {
+  const std::string text(value);
+  const H5::StrType type = variable_string_type();
+  impl().with_object(object, [&](const H5::H5Object& target) {
+    const std::string key(name);
+    if (target.attrExists(key)) target.removeAttr(key);
+    target.createAttribute(key, type, H5::DataSpace(H5S_SCALAR)).write(type, text);
+  });
+}
+void Hdf5File::set_attribute(std::string_view object, std::string_view name, double value) {
+  impl().set_attribute(object, name, H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE, &value);
+}
+void Hdf5File::set_attribute(std::string_view object, std::string_view name, std::int64_t value) {
+  impl().set_attribute(object, name, H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, &value);
+}
+void Hdf5File::set_attribute(std::string_view object, std::string_view name, std::uint64_t value) {
+  impl().set_attribute(object, name, H5::PredType::STD_U64LE, H5::PredType::NATIVE_UINT64, &value);
+}
+void Hdf5File::set_bool_attribute(std::string_view object, std::string_view name, bool value) {
+  const std::uint8_t byte = value ? 1 : 0;
+  impl().set_attribute(object, name, H5::PredType::STD_U8LE, H5::PredType::NATIVE_UINT8, &byte);
+}
+
+void Hdf5File::write_scalar(std::string_view path, std::uint64_t value, std::string_view unit) {
+  impl().write_scalar(path, H5::PredType::STD_U64LE, H5::PredType::NATIVE_UINT64, &value, unit);
+}
+void Hdf5File::write_scalar(std::string_view path, std::int64_t value, std::string_view unit) {
+  impl().write_scalar(path, H5::PredType::STD_I64LE, H5::PredType::NATIVE_INT64, &value, unit);
+}
+void Hdf5File::write_scalar(std::string_view path, double value, std::string_view unit) {
+  impl().write_scalar(path, H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE, &value, unit);
+}
+
+void Hdf5File::write_array(std::string_view path, std::span<const double> data, const ArrayShape& shape,
+                           std::string_view unit) {
+  impl().write_array(path, data.data(), data.size(), shape, H5::PredType::IEEE_F64LE,
+                     H5::PredType::NATIVE_DOUBLE, unit);
+}
+void Hdf5File::write_array(std::string_view path, std::span<const float> data, const ArrayShape& shape,
+                           std::string_view unit) {
+  impl().write_array(path, data.data(), data.size(), shape, H5::PredType::IEEE_F32LE,
+                     H5::PredType::NATIVE_FLOAT, unit);
+}
+void Hdf5File::write_array(std::string_view path, std::span<const std::uint64_t> data,
+                           const ArrayShape& shape, std::string_view unit) {
+  impl().write_array(path, data.data(), data.size(), shape, H5::PredType::STD_U64LE,
+                     H5::PredType::NATIVE_UINT64, unit);
+}
+void Hdf5File::write_array(std::string_view path, std::span<const std::int64_t> data, const ArrayShape& shape,
+                           std::string_view unit) {
+  impl().write_array(path, data.data(), data.size(), shape, H5::PredType::STD_I64LE,
+                     H5::PredType::NATIVE_INT64, unit);
+}
+
+void Hdf5File::write_strings(std::string_view path, const std::vector<std::string>& values) {
+  Impl& f = impl();
+  const std::string full = f.prepare_dataset(path);
+  std::vector<const char*> pointers;
+  pointers.reserve(values.size());
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  f.guarded("writing", full, [&] {
+    const hsize_t n = values.size();
+    const H5::StrType type = variable_string_type();
+    H5::DataSet dataset = f.m_file->createDataSet(full, type, H5::DataSpace(1, &n));
+    if (n > 0) dataset.write(pointers.data(), type);
+  });
+}
+
+TableWriter Hdf5File::create_table(std::string_view path, std::vector<TableColumn> columns,
+                                   const TableOptions& options) {
+  Impl& f = impl();
+  const auto bad = [&](const std::string& what) {
+    throw std::invalid_argument("create_table " + std::string(path) + ": " + what);
+  };
+  if (columns.empty()) bad("a table needs at least one column");
+  if (options.batch_rows == 0) bad("batch_rows must be positive");
+  if (options.deflate_level < 0 || options.deflate_level > 9) bad("deflate_level must be 0..9");
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const TableColumn& col = columns[c];
+    if (col.name.empty() || col.name.find('/') != std::string::npos || col.name == "." || col.name == "..") {
+      bad("column name \"" + col.name + "\" is not a valid dataset name");
+    }
+    for (std::size_t d = 0; d < c; ++d) {
+      if (columns[d].name == col.name) bad("column \"" + col.name + "\" appears twice");
+    }
+    if ((col.type == ColumnType::string) != (col.string_length > 0)) {
+      bad("column \"" + col.name + "\": string_length must be > 0 for string columns and 0 otherwise");
+    }
+  }
+
+  const std::string full = f.prepare_dataset(path);
+  auto state = std::make_shared<TableState>(f.m_final, full, options.batch_rows);
+  state->m_specs = columns;
+  f.guarded("creating table", full, [&] {
+    // Track creation order so that h5py lists the columns in the order given, not alphabetically.
+    const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    const hid_t group_id = H5Gcreate2(f.m_file->getId(), full.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+    if (group_id < 0) throw H5::GroupIException("H5Gcreate2", "cannot create the table group");
+    H5Gclose(group_id);
+    const H5::Group group = f.m_file->openGroup(full);
+
+    std::vector<const char*> names;
+    for (const auto& col : columns) names.push_back(col.name.c_str());
+    const hsize_t column_count = names.size();
+    const H5::StrType text = variable_string_type();
+    group.createAttribute("columns", text, H5::DataSpace(1, &column_count)).write(text, names.data());
+
+    const hsize_t initial = 0;
+    const hsize_t unlimited = H5S_UNLIMITED;
+    const hsize_t chunk = options.batch_rows;
+    for (const auto& col : columns) {
+      H5::DSetCreatPropList dcpl;
+      dcpl.setChunk(1, &chunk);
+      if (options.deflate_level > 0) {
+        dcpl.setShuffle();  // groups the bytes of equal significance: small integers compress well
+        dcpl.setDeflate(options.deflate_level);
+      }
+      TableState::Column column{.spec = col};
+      if (col.type == ColumnType::string) {
+        H5::StrType type(H5::PredType::C_S1, col.string_length);
+        type.setCset(H5T_CSET_UTF8);
+        type.setStrpad(H5T_STR_NULLPAD);
+        column.mem_type = type;
+        column.width = col.string_length;
+      } else {
+        column.mem_type = memory_type(col.type);
+      }
+      H5::DataType stored = column.mem_type;
+      if (col.type != ColumnType::string) stored = file_type(col.type);
+      column.dataset = group.createDataSet(col.name, stored, H5::DataSpace(1, &initial, &unlimited), dcpl);
+      write_unit(column.dataset, col.unit);
+      column.buffer.resize(options.batch_rows * column.width);
+      state->m_columns.push_back(std::move(column));
+    }
+  });
+  f.m_tables.push_back(state);
+  return TableWriter(std::move(state));
+}
+
+void Hdf5File::commit() {
+  Impl& f = impl();
+  f.require_writable();
+  for (auto& table : f.m_tables) table->close(true);
+  f.guarded("closing", f.m_temp, [&] { f.m_file->close(); });
+  // Make the data durable before the name points at it, so a crash cannot leave a complete-looking name
+  // over an empty file.
+  const int fd = ::open(f.m_temp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    f.fail("cannot sync " + f.m_temp + " (" + std::strerror(err) + ")");
+  }
+  ::close(fd);
+  if (std::rename(f.m_temp.c_str(), f.m_final.c_str()) != 0) {
+    const int err = errno;
+    f.fail("cannot rename " + f.m_temp + " to it (" + std::strerror(err) + ")");
+  }
+  f.m_committed = true;
+  f.m_guard.release();
+  // The rename itself lives in the directory: sync it too (best effort, some file systems refuse).
+  const fs::path dir = fs::path(f.m_final).parent_path();
+  const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+}  // namespace spatialsim::analysis

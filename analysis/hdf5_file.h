@@ -1,0 +1,230 @@
+#pragma once
+// The HDF5 output layer: every result, trace and sweep file goes through Hdf5File. See docs/hdf5.md for
+// the conventions a reader can rely on (temporary name + rename, `unit` attributes, table layout).
+//
+// Usage:
+//   Hdf5File::check_writable(out_path);          // before the run: fail fast, leave nothing behind
+//   Hdf5File file(out_path);                      // writes to "<out_path>.tmp-<pid>"
+//   file.set_attribute("/config", "seed", 1);     // attributes on groups or datasets
+//   file.write_scalar("/runs/forward/makespan_cycles", makespan, "cycles");
+//   file.write_array("/runs/forward/tile_byte_hops", hops, {height, width}, "byte*hop");  // row-major
+//   TableWriter trace = file.create_table("/runs/forward/messages",
+//       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
+//   trace.append({now, "psum"});                 // buffered; written every TableOptions::batch_rows
+//   file.commit();                                // flush, close, rename to out_path
+//   // Without commit() (an exception, an early return) the destructor deletes the temporary file.
+//
+// Units: every dataset carries a string attribute `unit` ("cycles", "bytes", "pJ", ...); a dimensionless
+// value has unit "1" (an empty unit argument is written as "1").
+// Booleans (attributes) are stored as uint8 0/1: HDF5 has no bool type, and a plain integer reads the same
+// in every tool (h5py gives numpy.uint8; `bool(attrs["x"])`).
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "analysis/output_guard.h"
+
+namespace spatialsim::analysis {
+
+// Dimensions of an N-D array, slowest-varying first (C order). {} means 1-D of the data's length.
+using ArrayShape = std::vector<std::uint64_t>;
+
+enum class ColumnType { uint64, int64, float64, string };
+
+// One column of a table. Strings are fixed-width: up to `string_length` bytes (UTF-8), NUL-padded; a
+// longer value is an error rather than a silent truncation.
+struct TableColumn {
+  std::string name;
+  ColumnType type = ColumnType::float64;
+  std::string unit;               // "" is written as "1"
+  std::size_t string_length = 0;  // bytes; only for ColumnType::string (must be > 0 there)
+};
+
+struct TableOptions {
+  // Rows buffered in memory before they are written: the bound on the writer's memory
+  // (batch_rows x row bytes). Also the chunk size, so one flush writes whole chunks.
+  std::size_t batch_rows = 16384;
+  int deflate_level = 4;  // 0..9; 0 = no compression
+};
+
+// One cell of an appended row. Implicit on purpose, so rows read like `append({cycle, tile, "psum"})`:
+// signed integers become int64, unsigned ones uint64, floating point double, text a string. bool is
+// refused (store it as an integer column and say so in the unit).
+class TableValue {
+ public:
+  enum class Kind { uint64, int64, float64, string };
+
+  template <std::integral T>
+  requires(!std::same_as<T, bool>) TableValue(T v)
+  noexcept {  // NOLINT(google-explicit-constructor)
+    if constexpr (std::is_signed_v<T>) {
+      m_kind = Kind::int64;
+      m_int = v;
+    } else {
+      m_kind = Kind::uint64;
+      m_uint = v;
+    }
+  }
+  TableValue(double v) noexcept : m_kind(Kind::float64), m_double(v) {}           // NOLINT
+  TableValue(std::string_view v) noexcept : m_kind(Kind::string), m_text(v) {}    // NOLINT
+  TableValue(const char* v) noexcept : TableValue(std::string_view(v)) {}         // NOLINT
+  TableValue(const std::string& v) noexcept : TableValue(std::string_view(v)) {}  // NOLINT
+  TableValue(bool) = delete;
+
+  Kind kind() const { return m_kind; }
+  std::uint64_t as_uint64() const { return m_uint; }
+  std::int64_t as_int64() const { return m_int; }
+  double as_double() const { return m_double; }
+  std::string_view as_string() const { return m_text; }
+
+ private:
+  Kind m_kind;
+  union {
+    std::uint64_t m_uint;
+    std::int64_t m_int;
+    double m_double;
+  };
+  std::string_view m_text;
+};
+
+class TableState;  // defined in hdf5_file.cpp; owned jointly by the file and its writers
+
+// An append-only table, written as a group holding one 1-D dataset per column (all the same length).
+//
+// Why columns rather than one compound dataset: a reader usually wants one or two columns of a trace with
+// millions of rows, and a column dataset is read (and decompressed) alone: `f["t/cycle"][:]` is a plain
+// numpy array. Homogeneous columns also compress far better (shuffle + deflate). Every column carries the
+// same `unit` attribute as any other dataset, so there is one convention for units, and the group's
+// `columns` attribute lists the column names in order. Reading all of it is still one line:
+// `pandas.DataFrame({c: g[c][:] for c in g.attrs["columns"]})`.
+//
+// Contract: a value's kind must fit its column: integers go to integer columns if representable (a
+// negative value never goes to uint64) and to float64 columns if exactly representable; doubles only to
+// float64; text only to string columns. Violations throw OutputError naming the table and column. Memory
+// is bounded by TableOptions::batch_rows whatever the number of rows. Rows still buffered are written by
+// flush(), close(), or the file's commit(); a handle may be dropped before commit without losing rows.
+// After commit (or after the file was destroyed) appending throws std::logic_error.
+class TableWriter {
+ public:
+  void append(std::span<const TableValue> row);
+  void append(std::initializer_list<TableValue> row) { append(std::span(row.begin(), row.size())); }
+  void flush();  // writes buffered rows now (the file stays a temporary until commit)
+  void close();  // flush and release the datasets; later appends throw
+
+  std::uint64_t rows() const;         // appended so far, buffered or written
+  std::size_t buffered_rows() const;  // never more than TableOptions::batch_rows
+  const std::vector<TableColumn>& columns() const;
+
+ private:
+  friend class Hdf5File;
+  explicit TableWriter(std::shared_ptr<TableState> state) : m_state(std::move(state)) {}
+  std::shared_ptr<TableState> m_state;
+};
+
+// Contract: object paths are '/'-separated and absolute ("relative" ones are taken from the root); the
+// groups above a dataset are created on demand. Writing a dataset that already exists is an error.
+// Attributes may be set on any existing group or dataset; on a path that does not exist yet a group is
+// created; setting an existing attribute replaces it. Every HDF5 failure is an OutputError naming the file
+// and object (HDF5's own stack printing is switched off). Misuse after commit() throws std::logic_error.
+// Not thread-safe: the HDF5 library is built without thread safety, so one thread writes all outputs.
+class Hdf5File {
+ public:
+  // Checks, before a run, that `path` can be created: its directory exists and accepts new files and the
+  // path is not a directory. Creates and removes a probe file there ("<path>.probe-<pid>"), so nothing
+  // is left behind. `key` names the option in the message: `out = "/nope/x.h5": directory /nope does not
+  // exist; give a path in a writable directory`.
+  static void check_writable(const std::string& path, std::string_view key = "out");
+
+  // Creates "<final_path>.tmp-<pid>" (truncating a stale one) and registers it with the interrupt guard.
+  explicit Hdf5File(std::string final_path);
+  ~Hdf5File();  // without commit(): closes and deletes the temporary file; never throws
+  Hdf5File(Hdf5File&&) noexcept;
+  Hdf5File& operator=(Hdf5File&&) noexcept;  // discards (like the destructor) an uncommitted target
+  Hdf5File(const Hdf5File&) = delete;
+  Hdf5File& operator=(const Hdf5File&) = delete;
+
+  const std::string& final_path() const;
+  const std::string& temp_path() const;
+  bool committed() const;
+
+  void ensure_group(std::string_view path);
+
+  void set_attribute(std::string_view object, std::string_view name, std::string_view value);
+  void set_attribute(std::string_view object, std::string_view name, const char* value) {
+    set_attribute(object, name, std::string_view(value));
+  }
+  void set_attribute(std::string_view object, std::string_view name, const std::string& value) {
+    set_attribute(object, name, std::string_view(value));
+  }
+  void set_attribute(std::string_view object, std::string_view name, double value);
+  void set_attribute(std::string_view object, std::string_view name, std::int64_t value);
+  void set_attribute(std::string_view object, std::string_view name, std::uint64_t value);
+  // bool only by exact type, so that a pointer or a number never turns into a flag.
+  template <std::same_as<bool> B>
+  void set_attribute(std::string_view object, std::string_view name, B value) {
+    set_bool_attribute(object, name, value);
+  }
+  // Other integer types (int, unsigned, ...) go to the 64-bit attribute of the same signedness.
+  template <std::integral T>
+  requires(!std::same_as<T, bool> && !std::same_as<T, std::int64_t> &&
+           !std::same_as<T, std::uint64_t>) void set_attribute(std::string_view object, std::string_view name,
+                                                               T value) {
+    if constexpr (std::is_signed_v<T>) {
+      set_attribute(object, name, static_cast<std::int64_t>(value));
+    } else {
+      set_attribute(object, name, static_cast<std::uint64_t>(value));
+    }
+  }
+
+  void write_scalar(std::string_view path, std::uint64_t value, std::string_view unit);
+  void write_scalar(std::string_view path, std::int64_t value, std::string_view unit);
+  void write_scalar(std::string_view path, double value, std::string_view unit);
+  template <std::integral T>
+  requires(!std::same_as<T, bool> && !std::same_as<T, std::int64_t> &&
+           !std::same_as<T, std::uint64_t>) void write_scalar(std::string_view path, T value,
+                                                              std::string_view unit) {
+    if constexpr (std::is_signed_v<T>) {
+      write_scalar(path, static_cast<std::int64_t>(value), unit);
+    } else {
+      write_scalar(path, static_cast<std::uint64_t>(value), unit);
+    }
+  }
+
+  // Contract: the product of `shape` equals data.size() (a 0 in shape means an empty array).
+  void write_array(std::string_view path, std::span<const double> data, const ArrayShape& shape,
+                   std::string_view unit);
+  void write_array(std::string_view path, std::span<const float> data, const ArrayShape& shape,
+                   std::string_view unit);
+  void write_array(std::string_view path, std::span<const std::uint64_t> data, const ArrayShape& shape,
+                   std::string_view unit);
+  void write_array(std::string_view path, std::span<const std::int64_t> data, const ArrayShape& shape,
+                   std::string_view unit);
+
+  // A 1-D dataset of variable-length UTF-8 strings (no unit attribute: it is text).
+  void write_strings(std::string_view path, const std::vector<std::string>& values);
+
+  TableWriter create_table(std::string_view path, std::vector<TableColumn> columns,
+                           const TableOptions& options = {});
+
+  // Flushes open tables, closes the file, makes it durable (fsync) and renames it to final_path()
+  // atomically, replacing an older file of that name. Throws OutputError if any step fails; the
+  // temporary file is then removed by the destructor.
+  void commit();
+
+ private:
+  class Impl;
+  void set_bool_attribute(std::string_view object, std::string_view name, bool value);
+  Impl& impl();
+  const Impl& impl() const;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,135 @@
+#include "analysis/output_guard.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace spatialsim::analysis {
+namespace {
+
+// A slot is published in three steps so that the handler never reads a half-copied path: claim it
+// (free -> claimed), copy the strings, then publish (claimed -> active) with release ordering.
+enum SlotState : int { kFree = 0, kClaimed = 1, kActive = 2 };
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  char temp_path[kMaxPartialOutputPath + 1] = {};
+  char final_path[kMaxPartialOutputPath + 1] = {};
+};
+
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+std::array<Slot, kMaxPartialOutputs> g_slots;
+
+// Registration is rare (once per output file); a mutex makes the duplicate check and the claim one step.
+// The handler never takes it.
+std::mutex g_register_mutex;
+
+constexpr std::array<int, 3> kHandledSignals = {SIGINT, SIGTERM, SIGHUP};
+
+std::size_t c_length(const char* s) {
+  std::size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+// write(2) may write less than asked or be interrupted; the message is short, so loop.
+void write_all(const char* s) {
+  std::size_t left = c_length(s);
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, s, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to report it: give up quietly
+    s += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+extern "C" void on_interrupt(int signal_number) {
+  const int saved_errno = errno;
+  for (Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) != kActive) continue;
+    // Only report what was actually removed: between a commit's rename and its release() the temporary
+    // name is already gone, and unlink fails harmlessly.
+    if (::unlink(slot.temp_path) == 0) {
+      write_all("spatialsim: interrupted; removed partial output ");
+      write_all(slot.temp_path);
+      write_all(" (");
+      write_all(slot.final_path);
+      write_all(" was not written)\n");
+    }
+  }
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ::sigaction(signal_number, &default_action, nullptr);
+  errno = saved_errno;
+  // The signal is blocked while its handler runs: it is delivered, with the default action, on return.
+  ::raise(signal_number);
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    // Block the other handled signals too, so a SIGTERM during a SIGINT cleanup does not re-enter.
+    sigemptyset(&action.sa_mask);
+    for (int s : kHandledSignals) sigaddset(&action.sa_mask, s);
+    action.sa_flags = 0;
+    for (int s : kHandledSignals) {
+      struct sigaction previous {};
+      if (::sigaction(s, nullptr, &previous) != 0) continue;
+      if (previous.sa_handler == SIG_IGN) continue;  // e.g. nohup: the user asked not to be interrupted
+      ::sigaction(s, &action, nullptr);
+    }
+  });
+}
+
+PartialOutputGuard::PartialOutputGuard(const std::string& temp_path, const std::string& final_path) {
+  const auto fail = [&](const std::string& what) {
+    throw OutputError(final_path, "output \"" + final_path + "\": " + what);
+  };
+  if (temp_path.size() > kMaxPartialOutputPath || final_path.size() > kMaxPartialOutputPath) {
+    fail("path longer than " + std::to_string(kMaxPartialOutputPath) + " bytes; give a shorter path");
+  }
+  std::lock_guard lock(g_register_mutex);
+  for (const Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) == kActive && temp_path == slot.temp_path) {
+      fail("already being written by this process (" + temp_path + "); give each output its own path");
+    }
+  }
+  for (std::size_t i = 0; i < g_slots.size(); ++i) {
+    Slot& slot = g_slots[i];
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel)) continue;
+    std::memcpy(slot.temp_path, temp_path.c_str(), temp_path.size() + 1);
+    std::memcpy(slot.final_path, final_path.c_str(), final_path.size() + 1);
+    slot.state.store(kActive, std::memory_order_release);
+    m_slot = static_cast<int>(i);
+    return;
+  }
+  fail("more than " + std::to_string(kMaxPartialOutputs) +
+       " output files open at once; close (commit or destroy) some first");
+}
+
+void PartialOutputGuard::release() noexcept {
+  if (m_slot < 0) return;
+  g_slots[static_cast<std::size_t>(m_slot)].state.store(kFree, std::memory_order_release);
+  m_slot = -1;
+}
+
+std::size_t PartialOutputGuard::registered_count() noexcept {
+  std::size_t n = 0;
+  for (const Slot& slot : g_slots) n += slot.state.load(std::memory_order_acquire) == kActive ? 1 : 0;
+  return n;
+}
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,73 @@
+#pragma once
+// Process-wide protection against partial output files: an interrupted run (SIGINT, SIGTERM, SIGHUP)
+// removes every output still being written under its temporary name, says so on stderr, and then dies
+// by the same signal, so a shell or a sweep driver still sees "killed by SIGINT" rather than success.
+//
+// Usage:
+//   int main(int argc, char** argv) {
+//     spatialsim::analysis::install_interrupt_handlers();  // once, before any output is opened
+//     ...
+//   }
+//   // Hdf5File does the rest: it holds a PartialOutputGuard for its temporary file until commit().
+//   PartialOutputGuard guard("out.h5.tmp-42", "out.h5");  // on interrupt: unlink out.h5.tmp-42
+//   ...                                                  // write and rename the file
+//   guard.release();                                     // it is complete: no longer ours to remove
+//
+// Why a fixed table of C strings: the handler may run in the middle of anything, including malloc, so it
+// may only touch memory that was fully written before it was published (an atomic state per slot) and
+// call async-signal-safe functions (unlink, write, sigaction, raise).
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace spatialsim::analysis {
+
+// Everything that goes wrong with an output file: a path that cannot be written, an HDF5 failure, an
+// interrupted write. The message is one line naming the path, what is wrong and what to do.
+class OutputError : public std::runtime_error {
+ public:
+  OutputError(std::string path, const std::string& message)
+      : std::runtime_error(message), m_path(std::move(path)) {}
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+// How many outputs may be open at once, and the longest path (bytes, without the terminating NUL) the
+// handler can remember. Both are fixed because the handler cannot allocate.
+inline constexpr std::size_t kMaxPartialOutputs = 32;
+inline constexpr std::size_t kMaxPartialOutputPath = 4095;
+
+// Installs the handler for SIGINT, SIGTERM and SIGHUP (a closed terminal is an interruption too).
+// Contract: idempotent and cheap; call it once from main before opening outputs. A signal that is ignored
+// when this is called (SIG_IGN, e.g. SIGINT in a background job started by `nohup`) stays ignored. After
+// removing the registered temporary files the handler restores the default action and re-raises, so the
+// process terminates by the original signal.
+void install_interrupt_handlers();
+
+// Registers one temporary file for removal on interrupt, for as long as the guard lives or until
+// release(). Contract: registering a temporary path that is already registered, more than
+// kMaxPartialOutputs paths at once, or a path longer than kMaxPartialOutputPath throws OutputError naming
+// `final_path`. Register before the file is created and release after it was renamed or removed: the
+// handler only reports files it actually unlinked, so either order of events is safe.
+class PartialOutputGuard {
+ public:
+  PartialOutputGuard(const std::string& temp_path, const std::string& final_path);
+  ~PartialOutputGuard() { release(); }
+  PartialOutputGuard(const PartialOutputGuard&) = delete;
+  PartialOutputGuard& operator=(const PartialOutputGuard&) = delete;
+
+  void release() noexcept;
+  bool active() const { return m_slot >= 0; }
+
+  // How many temporary files are registered right now (for tests and diagnostics).
+  static std::size_t registered_count() noexcept;
+
+ private:
+  int m_slot = -1;
+};
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,70 @@
+#include "analysis/output_guard.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spatialsim::analysis {
+namespace {
+
+TEST(PartialOutputGuard, RegistersUntilReleasedOrDestroyed) {
+  const std::size_t before = PartialOutputGuard::registered_count();
+  {
+    PartialOutputGuard a("/tmp/a.h5.tmp-1", "/tmp/a.h5");
+    PartialOutputGuard b("/tmp/b.h5.tmp-1", "/tmp/b.h5");
+    EXPECT_EQ(PartialOutputGuard::registered_count(), before + 2);
+    a.release();
+    EXPECT_FALSE(a.active());
+    EXPECT_EQ(PartialOutputGuard::registered_count(), before + 1);
+    a.release();  // twice is harmless
+  }
+  EXPECT_EQ(PartialOutputGuard::registered_count(), before);
+}
+
+TEST(PartialOutputGuard, RefusesTheSameTemporaryTwice) {
+  PartialOutputGuard a("/tmp/a.h5.tmp-1", "/tmp/a.h5");
+  EXPECT_THROW(PartialOutputGuard("/tmp/a.h5.tmp-1", "/tmp/a.h5"), OutputError);
+  a.release();
+  EXPECT_NO_THROW(PartialOutputGuard("/tmp/a.h5.tmp-1", "/tmp/a.h5"));  // free again
+}
+
+TEST(PartialOutputGuard, TableIsBoundedAndSlotsAreReused) {
+  const std::size_t before = PartialOutputGuard::registered_count();
+  std::vector<std::unique_ptr<PartialOutputGuard>> guards;
+  for (std::size_t i = before; i < kMaxPartialOutputs; ++i) {
+    guards.push_back(std::make_unique<PartialOutputGuard>("/tmp/x" + std::to_string(i), "/tmp/y"));
+  }
+  try {
+    PartialOutputGuard extra("/tmp/one-too-many", "/tmp/final.h5");
+    ADD_FAILURE() << "expected OutputError";
+  } catch (const OutputError& e) {
+    EXPECT_EQ(e.path(), "/tmp/final.h5");
+    EXPECT_NE(std::string(e.what()).find("at once"), std::string::npos) << e.what();
+  }
+  guards.pop_back();
+  EXPECT_NO_THROW(PartialOutputGuard("/tmp/fits-again", "/tmp/final.h5"));
+}
+
+TEST(PartialOutputGuard, RefusesPathsTheHandlerCannotHold) {
+  const std::string long_path(kMaxPartialOutputPath + 1, 'x');
+  EXPECT_THROW(PartialOutputGuard(long_path + ".tmp-1", long_path), OutputError);
+  const std::string longest(kMaxPartialOutputPath, 'y');
+  EXPECT_NO_THROW(PartialOutputGuard(longest, "/tmp/z"));
+}
+
+TEST(PartialOutputGuard, InstallIsIdempotent) {
+  // Only installs in a child: the test process itself keeps the default dispositions. Installing twice
+  // must not stack handlers (there is nothing to observe except that it does not crash).
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers();
+        install_interrupt_handlers();
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace spatialsim::analysis
