@@ -8,9 +8,11 @@
 
 #include "cli/command.h"
 #include "cli/command_line.h"
+#include "mappings/activation.h"
 #include "sim/energy_prices.h"
 #include "sim/option_spec.h"
 #include "sim/registry.h"
+#include "workloads/loss.h"
 
 namespace spatialsim::cli {
 
@@ -84,7 +86,11 @@ void print_list(std::ostream& out) {
   for (const auto& listing : catalogue)
     if (listing.heading != Command::kRegistryHeading) print_listing(listing);
 
-  out << "energy presets (energy.preset):\n";
+  out << "activations (model.activation):\n";
+  for (const auto& name : mappings::activation_names()) print_row(out, name, "");
+  out << "\nlosses (model.loss):\n";
+  for (const auto& name : workloads::loss_names()) print_row(out, name, "");
+  out << "\nenergy presets (energy.preset):\n";
   for (const auto& preset : sim::energy_presets()) {
     std::ostringstream prices;
     prices << preset.prices.hop_pj << " pJ/byte-hop, " << preset.prices.sram_pj << " pJ/SRAM byte, "

@@ -39,6 +39,7 @@ struct GridShape {
 //   each delivered exactly once. Values are small integers, so sums and products are exact in double.
 class Kernel : public sim::MessageHandler {
  public:
+  static constexpr std::string_view kRegistryHeading = "kernels (spatialsim kernel --kernel=NAME)";
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
   virtual void validate(const GridShape& grid) const = 0;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mappings/block_layout.h"
@@ -29,6 +30,7 @@ struct Placement {
 
 class PlacementStrategy {
  public:
+  static constexpr std::string_view kRegistryHeading = "placements (mapping.placement)";
   virtual ~PlacementStrategy() = default;
   // Contract: blocks do not overlap, all coordinates are >= 0, and the bounding box starts at (0, 0).
   virtual Placement place(const std::vector<BlockShape>& shapes) const = 0;

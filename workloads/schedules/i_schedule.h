@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mappings/weight_stationary_block.h"
@@ -21,6 +22,7 @@ namespace spatialsim::workloads {
 
 class Schedule {
  public:
+  static constexpr std::string_view kRegistryHeading = "schedules (schedule)";
   virtual ~Schedule() = default;
   // Contract: what the forward pass of every wavefront leaves on the tiles of `layer` for the backward
   // pass. XStash::none for every layer when runs_backward() is false.
