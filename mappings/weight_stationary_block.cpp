@@ -63,10 +63,12 @@ std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t 
 }
 
 template <typename T>
-sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t to_i,
-                                               std::uint32_t to_j, std::uint64_t bytes, MessageKind kind, Phase phase,
-                                               std::uint32_t depth, ValuesPtr<T> payload) const {
-  return sim::Message{.dst = tile(to_i, to_j),
+sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
+                                               std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
+                                               std::uint64_t bytes, MessageKind kind, Phase phase, std::uint32_t depth,
+                                               ValuesPtr<T> payload) const {
+  return sim::Message{.src = tile(from_i, from_j),
+                      .dst = tile(to_i, to_j),
                       .bytes = bytes,
                       .kind = kind,
                       .phase = phase,
@@ -136,7 +138,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col())
-    engine.send(message(BlockPort::lane, wf, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
+    engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
@@ -175,7 +177,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
     finish_column(engine, wf, j, std::move(sum), depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    engine.send(message(BlockPort::psum, wf, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
+    engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
                 ready);
   }
 }
@@ -253,7 +255,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   TileSlice& t = m_tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    engine.send(message(BlockPort::grad_column, wf, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
+    engine.send(message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
                         dz),
                 ready);
   }
@@ -269,7 +271,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   }
   if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
                         Phase::backward, depth, bs.x),
                 ready);
   }
@@ -296,7 +298,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
                                                    std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   if (j != L.exit_col()) {
-    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
                         Phase::backward, depth, x),
                 ready);
   }
@@ -349,7 +351,7 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t 
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    engine.send(message(BlockPort::grad_share, wf, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
+    engine.send(message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
                         std::move(sum)),
                 ready);
   }

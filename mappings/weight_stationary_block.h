@@ -149,7 +149,8 @@ class WeightStationaryBlock {
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
-  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t to_i, std::uint32_t to_j,
+  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
+                       std::uint32_t to_i, std::uint32_t to_j,
                        std::uint64_t bytes, sim::MessageKind kind, sim::Phase phase, std::uint32_t depth,
                        ValuesPtr<T> payload) const;
 
