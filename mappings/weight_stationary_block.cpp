@@ -101,12 +101,17 @@ void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weight
 }
 
 template <typename T>
+std::uint64_t WeightStationaryBlock<T>::parameter_count(std::uint32_t tile_index) const {
+  const TileSlice& t = m_tiles[tile_index];
+  const bool holds_bias = m_spec.has_bias && t.row == m_spec.layout.output_row();
+  return std::uint64_t{m_rows[t.row].size} * m_cols[t.col].size + (holds_bias ? m_cols[t.col].size : 0);
+}
+
+template <typename T>
 void WeightStationaryBlock<T>::record_resident_storage(sim::Engine& engine, bool with_gradients) const {
-  for (const TileSlice& t : m_tiles) {
-    const bool holds_bias = m_spec.has_bias && t.row == m_spec.layout.output_row();
-    const std::uint64_t elements =
-        std::uint64_t{m_rows[t.row].size} * m_cols[t.col].size + (holds_bias ? m_cols[t.col].size : 0);
-    const std::uint64_t bytes = elements * m_spec.bytes.weight;
+  for (std::uint32_t k = 0; k < m_tiles.size(); ++k) {
+    const TileSlice& t = m_tiles[k];
+    const std::uint64_t bytes = parameter_count(k) * m_spec.bytes.weight;
     engine.store(t.id, StorageCategory::weights, bytes, m_spec.layer);
     if (with_gradients) engine.store(t.id, StorageCategory::optimizer, bytes, m_spec.layer);
   }

@@ -96,6 +96,8 @@ class WeightStationaryBlock {
   void collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const;
   void zero_gradients();
 
+  // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).
+  std::uint64_t parameter_count(std::uint32_t tile_index) const;
   const BlockSpec& spec() const { return m_spec; }
   const std::vector<Range>& row_ranges() const { return m_rows; }  // I_i
   const std::vector<Range>& col_ranges() const { return m_cols; }  // J_j
