@@ -22,10 +22,14 @@ enum class Step : std::uint8_t { east, west, south, north };
 
 constexpr sim::Coord unit(Step s) {
   switch (s) {
-    case Step::east: return {1, 0};
-    case Step::west: return {-1, 0};
-    case Step::south: return {0, 1};
-    case Step::north: return {0, -1};
+    case Step::east:
+      return {1, 0};
+    case Step::west:
+      return {-1, 0};
+    case Step::south:
+      return {0, 1};
+    case Step::north:
+      return {0, -1};
   }
   return {0, 0};
 }

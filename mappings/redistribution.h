@@ -18,11 +18,11 @@ struct Transfer {
 };
 
 struct RedistributionPlan {
-  std::vector<Transfer> transfers;               // ordered by producer column, then consumer row
-  std::vector<std::uint32_t> pieces_per_row;      // incoming transfers per consumer row
-  std::vector<std::uint32_t> pieces_per_col;      // transfers leaving each producer column
-  std::vector<std::vector<std::uint32_t>> by_col; // transfer indices per producer column
-  std::vector<std::vector<std::uint32_t>> by_row; // transfer indices per consumer row
+  std::vector<Transfer> transfers;                 // ordered by producer column, then consumer row
+  std::vector<std::uint32_t> pieces_per_row;       // incoming transfers per consumer row
+  std::vector<std::uint32_t> pieces_per_col;       // transfers leaving each producer column
+  std::vector<std::vector<std::uint32_t>> by_col;  // transfer indices per producer column
+  std::vector<std::vector<std::uint32_t>> by_row;  // transfer indices per consumer row
 };
 
 inline RedistributionPlan plan_redistribution(const std::vector<Range>& producer_cols,

@@ -26,7 +26,8 @@ ValuesPtr<T> add(const ValuesPtr<T>& a, const ValuesPtr<T>& b) {
 }  // namespace
 
 template <typename T>
-WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid, BlockListener<T>& listener)
+WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
+                                                BlockListener<T>& listener)
     : m_spec(std::move(spec)), m_grid(grid), m_listener(listener) {
   const BlockLayout& L = m_spec.layout;
   m_rows = split(m_spec.d_in, L.rows);
@@ -65,8 +66,8 @@ std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t 
 template <typename T>
 sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
                                                std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
-                                               std::uint64_t bytes, MessageKind kind, Phase phase, std::uint32_t depth,
-                                               ValuesPtr<T> payload) const {
+                                               std::uint64_t bytes, MessageKind kind, Phase phase,
+                                               std::uint32_t depth, ValuesPtr<T> payload) const {
   return sim::Message{.src = tile(from_i, from_j),
                       .dst = tile(to_i, to_j),
                       .bytes = bytes,
@@ -81,7 +82,8 @@ sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf,
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weights, const std::vector<double>& bias) {
+void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weights,
+                                               const std::vector<double>& bias) {
   if (weights.rows() != m_spec.d_in || weights.cols() != m_spec.d_out)
     throw std::logic_error("block: weight shape differs from the layer");
   if (!m_spec.with_values) return;
@@ -90,7 +92,8 @@ void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weight
     const Range J = m_cols[t.col];
     t.weights = sim::Matrix<T>(I.size, J.size);
     for (std::uint32_t a = 0; a < I.size; ++a)
-      for (std::uint32_t b = 0; b < J.size; ++b) t.weights(a, b) = static_cast<T>(weights(I.begin + a, J.begin + b));
+      for (std::uint32_t b = 0; b < J.size; ++b)
+        t.weights(a, b) = static_cast<T>(weights(I.begin + a, J.begin + b));
     t.bias.clear();
     if (m_spec.has_bias && t.row == m_spec.layout.output_row()) {
       t.bias.resize(J.size);
@@ -129,21 +132,24 @@ void WeightStationaryBlock<T>::zero_gradients() {
 // ---- forward ----
 
 template <typename T>
-void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
-                                          std::uint32_t depth, Cycle ready, XStash stash, Phase phase) {
+void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row,
+                                          ValuesPtr<T> x, std::uint32_t depth, Cycle ready, XStash stash,
+                                          Phase phase) {
   m_wavefronts.at(wf).stash = stash;
   receive_lane(engine, wf, row, m_spec.layout.entry_col(), std::move(x), depth, ready, phase);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                                            ValuesPtr<T> x, std::uint32_t depth, Cycle ready, Phase phase) {
+void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                            std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready,
+                                            Phase phase) {
   const BlockLayout& L = m_spec.layout;
   WavefrontState& ws = m_wavefronts[wf];
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col())
-    engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
+    engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
+                ready);
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
@@ -168,8 +174,8 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                                            Phase phase) {
+void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                            std::uint32_t j, Phase phase) {
   const BlockLayout& L = m_spec.layout;
   Join& jn = m_wavefronts[wf].forward[local(i, j)];
   const bool first = i == L.first_psum_row();
@@ -182,14 +188,16 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
     finish_column(engine, wf, j, std::move(sum), depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
+    engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth,
+                        std::move(sum)),
                 ready);
   }
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
-                                             std::uint32_t depth, Cycle ready, Phase phase) {
+void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
+                                             ValuesPtr<T> sum, std::uint32_t depth, Cycle ready,
+                                             Phase phase) {
   WavefrontState& ws = m_wavefronts[wf];
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
@@ -220,8 +228,8 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
-                                              std::uint32_t depth, Cycle ready) {
+void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                              ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
   WavefrontState& ws = m_wavefronts.at(wf);
   if (ws.stash == XStash::none) throw std::logic_error("block: backward pass without a stash");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
@@ -253,15 +261,16 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
 // ---- backward ----
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                                          ValuesPtr<T> dz, std::uint32_t depth, Cycle ready) {
+void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                          std::uint32_t j, ValuesPtr<T> dz, std::uint32_t depth,
+                                          Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   WavefrontState& ws = m_wavefronts[wf];
   TileSlice& t = m_tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    engine.send(message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
-                        dz),
+    engine.send(message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
+                        Phase::backward, depth, dz),
                 ready);
   }
   BackwardState& bs = ws.grad[local(i, j)];
@@ -276,13 +285,14 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   }
   if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
-                        Phase::backward, depth, bs.x),
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
+                        MessageKind::rebroadcast, Phase::backward, depth, bs.x),
                 ready);
   }
   if (m_spec.computes_input_gradient) {
     const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
-    engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, Phase::backward);
+    engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight,
+                       Phase::backward);
     const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
     Join& jb = ws.backward[local(i, j)];
     if (m_spec.with_values) {
@@ -300,11 +310,12 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                                   std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready) {
+                                                   std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth,
+                                                   Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   if (j != L.exit_col()) {
-    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
-                        Phase::backward, depth, x),
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
+                        MessageKind::rebroadcast, Phase::backward, depth, x),
                 ready);
   }
   BackwardState& bs = m_wavefronts[wf].grad[local(i, j)];
@@ -343,7 +354,8 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uin
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j) {
+void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
+                                             std::uint32_t j) {
   const BlockLayout& L = m_spec.layout;
   Join& jb = m_wavefronts[wf].backward[local(i, j)];
   const bool first = j == L.exit_col();
@@ -356,8 +368,8 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t 
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    engine.send(message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
-                        std::move(sum)),
+    engine.send(message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
+                        Phase::backward, depth, std::move(sum)),
                 ready);
   }
 }
@@ -401,7 +413,8 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights, std::vector<double>& bias) const {
+void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights,
+                                                 std::vector<double>& bias) const {
   weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
   bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
   if (!m_spec.with_values) return;
@@ -415,7 +428,8 @@ void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights, s
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const {
+void WeightStationaryBlock<T>::collect_parameters(sim::Matrix<double>& weights,
+                                                  std::vector<double>& bias) const {
   weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
   bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
   if (!m_spec.with_values) return;

@@ -63,11 +63,13 @@ class BlockListener {
  public:
   virtual ~BlockListener() = default;
   // Column `col` of wavefront `wf` is complete on output tile `col` and usable from cycle `ready`.
-  virtual void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
-                                 ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready, sim::Phase phase) = 0;
+  virtual void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                 std::uint32_t col, ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready,
+                                 sim::Phase phase) = 0;
   // dX[:, I_row] of wavefront `wf` is complete on the lane entry of `row`, usable from cycle `ready`.
-  virtual void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
-                                  ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) = 0;
+  virtual void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                  std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth,
+                                  sim::Cycle ready) = 0;
 };
 
 template <typename T>
@@ -82,11 +84,11 @@ class WeightStationaryBlock {
   void record_resident_storage(sim::Engine& engine, bool with_gradients) const;
 
   // X[:, I_row] of wavefront `wf` is at the lane entry of `row` (now), usable from `ready`.
-  void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x, std::uint32_t depth,
-                  sim::Cycle ready, XStash stash, sim::Phase phase);
+  void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
+                  std::uint32_t depth, sim::Cycle ready, XStash stash, sim::Phase phase);
   // dL/dY[:, J_col] (after this layer's activation) of wavefront `wf` is at output tile `col` (now).
-  void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy, std::uint32_t depth,
-                      sim::Cycle ready);
+  void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
+                      std::uint32_t depth, sim::Cycle ready);
   // Delivers a BlockPort message addressed to this block (message.group == layer).
   void on_message(sim::Engine& engine, const sim::Message& message);
 
@@ -110,10 +112,10 @@ class WeightStationaryBlock {
     sim::TileId id = 0;
     std::uint32_t row = 0;
     std::uint32_t col = 0;
-    sim::Matrix<T> weights;     // W[I_i, J_j]
-    std::vector<T> bias;        // b[J_j] on output tiles, else empty
-    sim::Matrix<T> grad;        // dW accumulator
-    std::vector<T> bias_grad;   // db accumulator (output tiles)
+    sim::Matrix<T> weights;    // W[I_i, J_j]
+    std::vector<T> bias;       // b[J_j] on output tiles, else empty
+    sim::Matrix<T> grad;       // dW accumulator
+    std::vector<T> bias_grad;  // db accumulator (output tiles)
   };
   std::vector<TileSlice>& tiles() { return m_tiles; }
   const std::vector<TileSlice>& tiles() const { return m_tiles; }
@@ -129,8 +131,8 @@ class WeightStationaryBlock {
     bool have_incoming = false;
   };
   struct BackwardState {
-    ValuesPtr<T> dz;        // dZ[:, J_j] once it reached this tile
-    ValuesPtr<T> x;         // X[:, I_i] from the stash or a rebroadcast
+    ValuesPtr<T> dz;  // dZ[:, J_j] once it reached this tile
+    ValuesPtr<T> x;   // X[:, I_i] from the stash or a rebroadcast
     bool have_dz = false;
     bool have_x = false;
     bool x_from_stash = false;  // this tile's own stash: released once dW is done
@@ -152,19 +154,19 @@ class WeightStationaryBlock {
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
   sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
-                       std::uint32_t to_i, std::uint32_t to_j,
-                       std::uint64_t bytes, sim::MessageKind kind, sim::Phase phase, std::uint32_t depth,
-                       ValuesPtr<T> payload) const;
+                       std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
+                       sim::Phase phase, std::uint32_t depth, ValuesPtr<T> payload) const;
 
   void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> x,
                     std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
-  void join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, sim::Phase phase);
-  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum, std::uint32_t depth,
-                     sim::Cycle ready, sim::Phase phase);
+  void join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                    sim::Phase phase);
+  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
+                     std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> dz,
                   std::uint32_t depth, sim::Cycle ready);
-  void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> x,
-                           std::uint32_t depth, sim::Cycle ready);
+  void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                           ValuesPtr<T> x, std::uint32_t depth, sim::Cycle ready);
   void try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
   void join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
 

@@ -15,7 +15,9 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double al
           const double* b, int ldb, double beta, double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-int to_int(std::uint32_t v) { return static_cast<int>(v); }
+int to_int(std::uint32_t v) {
+  return static_cast<int>(v);
+}
 
 }  // namespace
 

@@ -11,7 +11,8 @@ namespace spatialsim::workloads {
 namespace {
 
 const sim::OptionRegistration options{
-    {"data.task", "choice", "teacher (regression onto a random teacher MLP) | mixture (Gaussian-mixture classes)"},
+    {"data.task", "choice",
+     "teacher (regression onto a random teacher MLP) | mixture (Gaussian-mixture classes)"},
     {"data.teacher_width", "elements", "hidden width of the teacher MLP"},
     {"data.mixture_spread", "1", "standard deviation of each mixture class around its mean"},
 };
@@ -33,7 +34,8 @@ void softmax_rows(sim::Matrix<double>& m) {
 
 DataSpec data_from_config(const sim::Config& config) {
   DataSpec d;
-  d.task = config.get_choice("data.task", {"teacher", "mixture"}) == "teacher" ? Task::teacher : Task::mixture;
+  d.task =
+      config.get_choice("data.task", {"teacher", "mixture"}) == "teacher" ? Task::teacher : Task::mixture;
   d.teacher_width = static_cast<std::uint32_t>(config.get_positive("data.teacher_width"));
   d.mixture_spread = config.get_nonnegative_double("data.mixture_spread");
   return d;

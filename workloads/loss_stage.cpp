@@ -26,7 +26,8 @@ LossStage<T>::LossStage(LossStageSetup setup, LossGradientListener<T>& listener)
 template <typename T>
 void LossStage<T>::reset(std::uint32_t outputs) {
   m_loss = 0;
-  m_outputs = m_setup.with_values ? sim::Matrix<double>(m_setup.total_tokens, outputs) : sim::Matrix<double>();
+  m_outputs =
+      m_setup.with_values ? sim::Matrix<double>(m_setup.total_tokens, outputs) : sim::Matrix<double>();
 }
 
 template <typename T>
@@ -35,7 +36,8 @@ void LossStage<T>::on_target(sim::Engine& engine, std::uint32_t wf, std::uint32_
   Column& c = m_columns[wf][col];
   // Targets wait on the output tile until the outputs arrive.
   engine.store(m_setup.output_tiles[col], StorageCategory::transit,
-               std::uint64_t{m_setup.activation_bytes} * tokens(wf) * m_setup.cols[col].size, m_setup.layer_tag);
+               std::uint64_t{m_setup.activation_bytes} * tokens(wf) * m_setup.cols[col].size,
+               m_setup.layer_tag);
   c.target = std::move(target);
   c.have_target = true;
   c.depth = std::max(c.depth, depth);
@@ -132,7 +134,9 @@ void LossStage<T>::on_message(sim::Engine& engine, const sim::Message& m) {
     c.have_incoming = true;
     try_reduce(engine, m.serial, m.slot);
   } else if (m.port == m_setup.broadcast_port) {
-    if (m.slot > 0) send(engine, m_setup.broadcast_port, m.serial, m.slot, m.slot - 1, mappings::values_of<T>(m), c.depth, c.ready);
+    if (m.slot > 0)
+      send(engine, m_setup.broadcast_port, m.serial, m.slot, m.slot - 1, mappings::values_of<T>(m), c.depth,
+           c.ready);
     finish(engine, m.serial, m.slot, mappings::values_of<T>(m));
   } else {
     throw std::logic_error("loss stage: unknown port");
@@ -140,7 +144,8 @@ void LossStage<T>::on_message(sim::Engine& engine, const sim::Message& m) {
 }
 
 template <typename T>
-void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, const ValuesPtr<T>& total_lse) {
+void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                          const ValuesPtr<T>& total_lse) {
   Column& c = m_columns[wf][col];
   const double inv_tokens = 1.0 / m_setup.total_tokens;
   ValuesPtr<T> dy;
@@ -159,7 +164,8 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
         } else {
           const T log_p = y(r, k) - total_lse->matrix(r, 0);
           loss -= static_cast<double>(t(r, k)) * static_cast<double>(log_p);
-          g(r, k) = static_cast<T>((static_cast<double>(std::exp(log_p)) - static_cast<double>(t(r, k))) * inv_tokens);
+          g(r, k) = static_cast<T>((static_cast<double>(std::exp(log_p)) - static_cast<double>(t(r, k))) *
+                                   inv_tokens);
         }
       }
     }
@@ -167,7 +173,8 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
     dy = make_values(std::move(g));
   }
   engine.release(m_setup.output_tiles[col], StorageCategory::transit,
-                 std::uint64_t{m_setup.activation_bytes} * tokens(wf) * m_setup.cols[col].size, m_setup.layer_tag);
+                 std::uint64_t{m_setup.activation_bytes} * tokens(wf) * m_setup.cols[col].size,
+                 m_setup.layer_tag);
   const std::uint32_t depth = c.depth;
   const Cycle ready = c.ready;
   c = Column{};

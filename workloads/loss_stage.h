@@ -28,8 +28,8 @@ template <typename T>
 class LossGradientListener {
  public:
   virtual ~LossGradientListener() = default;
-  virtual void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, mappings::ValuesPtr<T> dy,
-                                std::uint32_t depth, sim::Cycle ready) = 0;
+  virtual void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                mappings::ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready) = 0;
 };
 
 struct LossStageSetup {
@@ -44,7 +44,7 @@ struct LossStageSetup {
   std::uint32_t reduce_port = 0;
   std::uint32_t broadcast_port = 0;
   bool with_values = true;
-  bool wants_gradient = true;   // false for schedules that only need the loss
+  bool wants_gradient = true;  // false for schedules that only need the loss
 };
 
 template <typename T>
@@ -83,9 +83,10 @@ class LossStage {
   }
   void try_start(sim::Engine& engine, std::uint32_t wf, std::uint32_t col);
   void try_reduce(sim::Engine& engine, std::uint32_t wf, std::uint32_t col);
-  void finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, const mappings::ValuesPtr<T>& total_lse);
-  void send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t from_col, std::uint32_t to_col,
-            mappings::ValuesPtr<T> lse, std::uint32_t depth, sim::Cycle ready);
+  void finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+              const mappings::ValuesPtr<T>& total_lse);
+  void send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t from_col,
+            std::uint32_t to_col, mappings::ValuesPtr<T> lse, std::uint32_t depth, sim::Cycle ready);
 
   LossStageSetup m_setup;
   LossGradientListener<T>& m_listener;

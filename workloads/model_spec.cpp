@@ -20,7 +20,6 @@ const sim::OptionRegistration options{
     {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)"},
 };
 
-
 }  // namespace
 
 ModelSpec model_from_config(const sim::Config& config) {
@@ -28,7 +27,9 @@ ModelSpec model_from_config(const sim::Config& config) {
   if (!config.raw("model.widths").empty()) {
     for (const char* k : {"model.inputs", "model.width", "model.depth", "model.outputs"}) {
       if (config.is_explicit(k))
-        config.fail(k, "cannot be combined with model.widths; give either model.widths or inputs/width/depth/outputs");
+        config.fail(
+            k,
+            "cannot be combined with model.widths; give either model.widths or inputs/width/depth/outputs");
     }
     for (std::uint64_t w : config.get_positive_list("model.widths")) {
       if (w > 0xFFFFFFFFull) config.fail("model.widths", "widths must fit in 32 bits");
@@ -45,7 +46,8 @@ ModelSpec model_from_config(const sim::Config& config) {
     for (std::uint64_t l = 1; l < depth; ++l) m.widths.push_back(static_cast<std::uint32_t>(width));
     m.widths.push_back(static_cast<std::uint32_t>(outputs));
   }
-  m.activation = mappings::parse_activation(config.get_choice("model.activation", mappings::activation_names()));
+  m.activation =
+      mappings::parse_activation(config.get_choice("model.activation", mappings::activation_names()));
   m.loss = parse_loss(config.get_choice("model.loss", loss_names()));
   m.bias = config.get_bool("model.bias");
   m.init_gain = config.get_nonnegative_double("model.init_gain");

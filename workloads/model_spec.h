@@ -15,7 +15,7 @@
 namespace spatialsim::workloads {
 
 struct ModelSpec {
-  std::vector<std::uint32_t> widths;  // L + 1 entries
+  std::vector<std::uint32_t> widths;                             // L + 1 entries
   mappings::Activation activation = mappings::Activation::relu;  // not applied after the last layer
   bool bias = true;
   Loss loss = Loss::mse;

@@ -14,7 +14,8 @@ using sim::Phase;
 using sim::StorageCategory;
 
 std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t per_wavefront) {
-  if (tokens == 0 || per_wavefront == 0) throw std::invalid_argument("wavefront_sizes: sizes must be positive");
+  if (tokens == 0 || per_wavefront == 0)
+    throw std::invalid_argument("wavefront_sizes: sizes must be positive");
   std::vector<std::uint32_t> sizes(tokens / per_wavefront, per_wavefront);
   if (tokens % per_wavefront != 0) sizes.push_back(tokens % per_wavefront);
   return sizes;
@@ -42,7 +43,8 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
   }
   for (std::uint32_t l = 0; l + 1 < L; ++l)
-    m_plans.push_back(mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
+    m_plans.push_back(
+        mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
 
   const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
   m_forward_pieces.resize(L);
@@ -76,12 +78,14 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
 
 template <typename T>
 void NetworkProgram<T>::load(const NetworkParameters& parameters) {
-  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->load_parameters(parameters[l].weights, parameters[l].bias);
+  for (std::uint32_t l = 0; l < layers(); ++l)
+    m_blocks[l]->load_parameters(parameters[l].weights, parameters[l].bias);
 }
 
 template <typename T>
 void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
-  if (m_setup.with_values && data == nullptr) throw std::logic_error("network: arithmetic mode needs step data");
+  if (m_setup.with_values && data == nullptr)
+    throw std::logic_error("network: arithmetic mode needs step data");
   m_data = data;
   m_loss->reset(m_setup.model.outputs());
   for (std::uint32_t l = 0; l < layers(); ++l) {
@@ -89,8 +93,9 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
     if (m_optimizer == nullptr || !m_schedule.runs_backward()) continue;
     const auto& tiles = m_blocks[l]->tiles();
     for (std::uint32_t k = 0; k < tiles.size(); ++k) {
-      engine.store(tiles[k].id, StorageCategory::optimizer,
-                   m_blocks[l]->parameter_count(k) * m_optimizer->state_per_parameter() * m_setup.bytes.weight, l);
+      engine.store(
+          tiles[k].id, StorageCategory::optimizer,
+          m_blocks[l]->parameter_count(k) * m_optimizer->state_per_parameter() * m_setup.bytes.weight, l);
     }
   }
   for (std::uint32_t wf = 0; wf < m_setup.wavefront_tokens.size(); ++wf) {
@@ -102,16 +107,19 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
 }
 
 template <typename T>
-ValuesPtr<T> NetworkProgram<T>::token_slice(const sim::Matrix<double>& m, std::uint32_t wf, Range cols) const {
+ValuesPtr<T> NetworkProgram<T>::token_slice(const sim::Matrix<double>& m, std::uint32_t wf,
+                                            Range cols) const {
   if (!m_setup.with_values) return nullptr;
   sim::Matrix<T> out(tokens(wf), cols.size);
   for (std::uint32_t t = 0; t < tokens(wf); ++t)
-    for (std::uint32_t k = 0; k < cols.size; ++k) out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
+    for (std::uint32_t k = 0; k < cols.size; ++k)
+      out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
   return make_values(std::move(out));
 }
 
 template <typename T>
-ValuesPtr<T> NetworkProgram<T>::slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) const {
+ValuesPtr<T> NetworkProgram<T>::slice_columns(const ValuesPtr<T>& v, std::uint32_t first,
+                                              std::uint32_t count) const {
   if (!v) return nullptr;
   if (first == 0 && count == v->matrix.cols()) return v;  // the whole slice: share it
   sim::Matrix<T> out(v->matrix.rows(), count);
@@ -236,7 +244,8 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   if (m_setup.with_values) {
     const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
     for (std::uint32_t t = 0; t < piece.rows(); ++t)
-      for (std::uint32_t k = 0; k < piece.cols(); ++k) a.values(t, tr.features.begin - I.begin + k) = piece(t, k);
+      for (std::uint32_t k = 0; k < piece.cols(); ++k)
+        a.values(t, tr.features.begin - I.begin + k) = piece(t, k);
   }
   a.depth = std::max(a.depth, m.depth);
   const sim::TileId here = block.lane_entry_tile(row);
@@ -248,18 +257,20 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
-  block.enter_lane(engine, m.serial, row, std::move(x), depth, engine.now(), m_schedule.forward_stash(layer), m.phase);
+  block.enter_lane(engine, m.serial, row, std::move(x), depth, engine.now(), m_schedule.forward_stash(layer),
+                   m.phase);
 }
 
 template <typename T>
-void NetworkProgram<T>::on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
-                                         std::uint32_t depth, Cycle ready) {
+void NetworkProgram<T>::on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                         ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
   m_blocks.back()->start_backward(engine, wf, col, std::move(dy), depth, ready);
 }
 
 template <typename T>
 void NetworkProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
-                                           std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth, Cycle ready) {
+                                           std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth,
+                                           Cycle ready) {
   // dX of layer `layer` is dY of layer - 1: send each piece back to the producer's output tile.
   const auto& plan = m_plans[layer - 1];
   const Range I = m_blocks[layer]->row_ranges()[row];
@@ -298,7 +309,8 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   if (m_setup.with_values) {
     const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
     for (std::uint32_t t = 0; t < piece.rows(); ++t)
-      for (std::uint32_t k = 0; k < piece.cols(); ++k) a.values(t, tr.features.begin - J.begin + k) = piece(t, k);
+      for (std::uint32_t k = 0; k < piece.cols(); ++k)
+        a.values(t, tr.features.begin - J.begin + k) = piece(t, k);
   }
   a.depth = std::max(a.depth, m.depth);
   const sim::TileId here = block.output_tile(col);
@@ -351,13 +363,14 @@ void NetworkProgram<T>::update_tile(sim::Engine& engine, std::uint32_t layer, st
   const std::uint32_t state = m_optimizer->state_per_parameter();
   // Reads parameter, gradient and state; writes parameter and state; all on the tile itself.
   engine.access_sram(t.id, parameters * (3 + 2 * state) * m_setup.bytes.weight, Phase::update);
-  engine.compute(t.id, 2 * parameters * m_optimizer->multiply_adds_per_parameter(), Phase::update, engine.now());
+  engine.compute(t.id, 2 * parameters * m_optimizer->multiply_adds_per_parameter(), Phase::update,
+                 engine.now());
   if (!m_setup.with_values) return;
   std::vector<T>& s = m_optimizer_state[layer][tile_index];
   m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), m_lr, m_update_count);
   if (!t.bias.empty()) {  // the bias's state follows the weights' state
-    m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(), m_lr,
-                        m_update_count);
+    m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(),
+                        m_lr, m_update_count);
   }
   std::fill(t.grad.values().begin(), t.grad.values().end(), T{0});
   std::fill(t.bias_grad.begin(), t.bias_grad.end(), T{0});

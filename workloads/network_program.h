@@ -66,7 +66,8 @@ class NetworkProgram final : public sim::MessageHandler,
 
   void on_message(sim::Engine& engine, const sim::Message& message) override;
   void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
-                         mappings::ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready, sim::Phase phase) override;
+                         mappings::ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready,
+                         sim::Phase phase) override;
   void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
                           mappings::ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) override;
   void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, mappings::ValuesPtr<T> dy,
@@ -100,8 +101,10 @@ class NetworkProgram final : public sim::MessageHandler,
   void update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
-  mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) const;
-  mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t wf, mappings::Range cols) const;
+  mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first,
+                                       std::uint32_t count) const;
+  mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t wf,
+                                     mappings::Range cols) const;
 
   NetworkSetup m_setup;
   const sim::Grid& m_grid;
@@ -115,7 +118,7 @@ class NetworkProgram final : public sim::MessageHandler,
   const StepData* m_data = nullptr;
   const Optimizer* m_optimizer = nullptr;
   double m_lr = 0;
-  std::uint64_t m_update_count = 0;                          // steps updated so far
+  std::uint64_t m_update_count = 0;                            // steps updated so far
   std::vector<std::vector<std::vector<T>>> m_optimizer_state;  // [layer][tile]: weights' state, then bias'
 };
 

@@ -15,7 +15,8 @@ namespace spatialsim::workloads {
 class Random {
  public:
   // Distinct (seed, stream) pairs give independent-looking sequences (stream: weights, data, ...).
-  Random(std::uint64_t seed, std::uint64_t stream) : m_state(mix(seed ^ mix(stream + 0x632BE59BD9B4E019ull))) {}
+  Random(std::uint64_t seed, std::uint64_t stream)
+      : m_state(mix(seed ^ mix(stream + 0x632BE59BD9B4E019ull))) {}
 
   std::uint64_t next() {
     m_state += 0x9E3779B97F4A7C15ull;

@@ -12,13 +12,16 @@ namespace {
 const sim::OptionRegistration options{
     {"step.tokens", "tokens", "T: tokens per training step"},
     {"step.wavefront", "tokens", "T_g: tokens per wavefront; the step runs ceil(T / T_g) wavefronts"},
-    {"step.interval", "cycles", "cycles between wavefront injections; 0 = the first block's latency for one wavefront"},
-    {"mapping.block", "tiles", "RxC: every layer's block, r rows (splitting d_in) by c columns (splitting d_out)"},
+    {"step.interval", "cycles",
+     "cycles between wavefront injections; 0 = the first block's latency for one wavefront"},
+    {"mapping.block", "tiles",
+     "RxC: every layer's block, r rows (splitting d_in) by c columns (splitting d_out)"},
     {"mapping.placement", "choice", "zigzag (turning band, one hop between layers) | rowmajor (naive)"},
     {"mapping.grid", "tiles", "WxH grid, or auto: the placement's bounding box"},
     {"machine.topology", "choice", "mesh | torus"},
     {"machine.hop_latency", "cycles", "cycles per hop"},
-    {"machine.link_bytes_per_cycle", "bytes/cycle", "link bandwidth; 0 = unlimited (latency-only, no contention)"},
+    {"machine.link_bytes_per_cycle", "bytes/cycle",
+     "link bandwidth; 0 = unlimited (latency-only, no contention)"},
     {"machine.flops_per_cycle", "flops/cycle", "per-tile compute rate; 0 = compute takes no time"},
     {"machine.sram_bytes", "bytes", "local memory per tile; 0 = unlimited"},
     {"machine.act_bytes", "bytes", "b_a: bytes per activation or gradient element on a link or in a stash"},
@@ -41,15 +44,20 @@ std::uint32_t to_u32(const sim::Config& config, const std::string& key, std::uin
   return static_cast<std::uint32_t>(v);
 }
 
-std::string dims(std::uint32_t a, std::uint32_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+std::string dims(std::uint32_t a, std::uint32_t b) {
+  return std::to_string(a) + "x" + std::to_string(b);
+}
 
 }  // namespace
 
 std::string_view name(Arithmetic a) {
   switch (a) {
-    case Arithmetic::none: return "none";
-    case Arithmetic::fp32: return "fp32";
-    case Arithmetic::fp64: return "fp64";
+    case Arithmetic::none:
+      return "none";
+    case Arithmetic::fp32:
+      return "fp32";
+    case Arithmetic::fp64:
+      return "fp64";
   }
   return "?";
 }
@@ -69,7 +77,7 @@ RunSetup setup_from_config(const sim::Config& config) {
 
   // Machine.
   s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
-                                                                                 : sim::Topology::torus;
+                                                                                  : sim::Topology::torus;
   s.timing.hop_latency = config.get_positive("machine.hop_latency");
   s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
   s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");
@@ -83,8 +91,10 @@ RunSetup setup_from_config(const sim::Config& config) {
   for (const auto& p : sim::energy_presets()) presets.push_back(p.name);
   s.prices = sim::energy_preset(config.get_choice("energy.preset", presets));
   if (!config.raw("energy.hop_pj").empty()) s.prices.hop_pj = config.get_nonnegative_double("energy.hop_pj");
-  if (!config.raw("energy.sram_pj").empty()) s.prices.sram_pj = config.get_nonnegative_double("energy.sram_pj");
-  if (!config.raw("energy.flop_pj").empty()) s.prices.flop_pj = config.get_nonnegative_double("energy.flop_pj");
+  if (!config.raw("energy.sram_pj").empty())
+    s.prices.sram_pj = config.get_nonnegative_double("energy.sram_pj");
+  if (!config.raw("energy.flop_pj").empty())
+    s.prices.flop_pj = config.get_nonnegative_double("energy.flop_pj");
 
   const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
   s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
@@ -97,9 +107,11 @@ RunSetup setup_from_config(const sim::Config& config) {
     const std::uint32_t d_in = s.model.widths[l];
     const std::uint32_t d_out = s.model.widths[l + 1];
     if (r > d_in || c > d_out) {
-      config.fail("mapping.block", "does not fit layer " + std::to_string(l) + " (d_in = " + std::to_string(d_in) +
-                                       ", d_out = " + std::to_string(d_out) + "): rows must be <= d_in and columns <= "
-                                       "d_out; give a block of at most " + dims(std::min(r, d_in), std::min(c, d_out)));
+      config.fail("mapping.block", "does not fit layer " + std::to_string(l) + " (d_in = " +
+                                       std::to_string(d_in) + ", d_out = " + std::to_string(d_out) +
+                                       "): rows must be <= d_in and columns <= "
+                                       "d_out; give a block of at most " +
+                                       dims(std::min(r, d_in), std::min(c, d_out)));
     }
   }
   s.placement_name = config.get_choice("mapping.placement", mappings::PlacementRegistry::names());
@@ -112,8 +124,9 @@ RunSetup setup_from_config(const sim::Config& config) {
     s.grid_height = s.placement.height;
   } else {
     if (w < s.placement.width || h < s.placement.height) {
-      config.fail("mapping.grid", "is too small: the " + s.placement_name + " placement of this model needs at least " +
-                                      dims(s.placement.width, s.placement.height) + " tiles; give a larger grid or auto");
+      config.fail("mapping.grid",
+                  "is too small: the " + s.placement_name + " placement of this model needs at least " +
+                      dims(s.placement.width, s.placement.height) + " tiles; give a larger grid or auto");
     }
     s.grid_width = w;
     s.grid_height = h;
@@ -129,7 +142,8 @@ RunSetup setup_from_config(const sim::Config& config) {
     const std::uint64_t d_in_slice = (s.model.widths[0] + r0 - 1) / r0;
     const std::uint64_t d_out_slice = (s.model.widths[1] + c0 - 1) / c0;
     if (s.timing.link_bytes_per_cycle != 0) {
-      const std::uint64_t lane_bytes = std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;
+      const std::uint64_t lane_bytes =
+          std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;
       interval += (lane_bytes + s.timing.link_bytes_per_cycle - 1) / s.timing.link_bytes_per_cycle;
     }
     if (s.timing.flops_per_cycle != 0) {

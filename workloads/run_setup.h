@@ -24,9 +24,9 @@ enum class Arithmetic : std::uint8_t { none, fp32, fp64 };
 struct RunSetup {
   ModelSpec model;
   DataSpec data;
-  std::uint32_t tokens = 1;              // T per step
+  std::uint32_t tokens = 1;                // T per step
   std::uint32_t tokens_per_wavefront = 1;  // T_g
-  sim::Cycle injection_interval = 0;     // resolved: never 0 after setup_from_config
+  sim::Cycle injection_interval = 0;       // resolved: never 0 after setup_from_config
   std::uint32_t steps = 1;
   std::string optimizer = "sgd";  // train.optimizer, for schedules that train
   double learning_rate = 0.05;

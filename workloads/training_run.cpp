@@ -10,7 +10,8 @@ namespace spatialsim::workloads {
 namespace {
 
 template <typename T>
-RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule, RunResult result) {
+RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule,
+                   RunResult result) {
   const bool with_values = setup.arithmetic != Arithmetic::none;
   const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
   NetworkSetup ns;
@@ -36,7 +37,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     engine.set_handler(&program);
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
-    if (with_values && step == 0 && schedule.runs_backward()) result.first_step_gradients = program.gradients();
+    if (with_values && step == 0 && schedule.runs_backward())
+      result.first_step_gradients = program.gradients();
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
     engine.finish();
@@ -61,8 +63,9 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;
-  result = setup.arithmetic == Arithmetic::fp64 ? run_with<double>(setup, config, *schedule, std::move(result))
-                                                : run_with<float>(setup, config, *schedule, std::move(result));
+  result = setup.arithmetic == Arithmetic::fp64
+               ? run_with<double>(setup, config, *schedule, std::move(result))
+               : run_with<float>(setup, config, *schedule, std::move(result));
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

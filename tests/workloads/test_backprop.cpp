@@ -33,11 +33,16 @@ class BackpropGradient : public ::testing::TestWithParam<GradientCase> {};
 TEST_P(BackpropGradient, EqualsTheDenseReferenceInFp64) {
   const GradientCase& c = GetParam();
   const std::vector<std::string> overrides = {
-      "--model.widths=" + c.widths,         "--mapping.block=" + c.block,
-      "--model.activation=" + c.activation, "--model.loss=" + c.loss,
-      "--backprop.xstash=" + c.xstash,      "--mapping.placement=" + c.placement,
-      "--step.tokens=" + std::to_string(c.tokens), "--step.wavefront=" + std::to_string(c.wavefront),
-      "--sim.arith=fp64", "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture")};
+      "--model.widths=" + c.widths,
+      "--mapping.block=" + c.block,
+      "--model.activation=" + c.activation,
+      "--model.loss=" + c.loss,
+      "--backprop.xstash=" + c.xstash,
+      "--mapping.placement=" + c.placement,
+      "--step.tokens=" + std::to_string(c.tokens),
+      "--step.wavefront=" + std::to_string(c.wavefront),
+      "--sim.arith=fp64",
+      "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture")};
   const RunResult r = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
   const auto net = testing_support::dense_net(setup.model, r.initial_parameters);
@@ -66,8 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
         GradientCase{"12,12,12,12", "4x4", "tanh", "mse", "replicate", "zigzag", 16, 4},
         GradientCase{"9,14,6", "1x1", "relu", "cross-entropy", "replicate", "zigzag", 7, 7},
         GradientCase{"9,14,6", "5x1", "identity", "mse", "rebroadcast", "zigzag", 7, 3}),
-    [](const auto& info) {
-      const GradientCase& c = info.param;
+    [](const auto& test) {
+      const GradientCase& c = test.param;
       return testing_support::gtest_name(c.widths + "_" + c.block + "_" + c.activation + "_" + c.loss + "_" +
                                          c.xstash + "_" + c.placement);
     });
@@ -80,10 +85,10 @@ TEST_P(BackwardTraffic, MatchesTheClosedFormsPerKind) {
   const std::string xstash = GetParam();
   const std::vector<std::uint32_t> widths = {37, 53, 29, 11};
   const std::uint32_t r = 3, c = 5, tokens = 23, b_a = 2, b_p = 4;
-  const RunResult res = run_with({"--model.widths=37,53,29,11", "--mapping.block=3x5", "--step.tokens=23",
-                                  "--step.wavefront=5", "--machine.psum_bytes=4", "--backprop.xstash=" + xstash,
-                                  "--sim.arith=none"},
-                                 "backprop");
+  const RunResult res =
+      run_with({"--model.widths=37,53,29,11", "--mapping.block=3x5", "--step.tokens=23", "--step.wavefront=5",
+                "--machine.psum_bytes=4", "--backprop.xstash=" + xstash, "--sim.arith=none"},
+               "backprop");
   std::uint64_t column = 0, rows = 0, rebroadcast = 0, redistribution = 0;
   for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
     const std::uint64_t d_in = widths[l], d_out = widths[l + 1];
@@ -118,7 +123,8 @@ TEST_P(BackwardTraffic, MatchesTheClosedFormsPerKind) {
                                   "--step.wavefront=5", "--machine.psum_bytes=4", "--sim.arith=none"},
                                  "forward");
   for (std::size_t k = 0; k < sim::kMessageKindCount; ++k)
-    EXPECT_EQ(hops.cells[sim::index(Phase::forward)][k], fwd.counters.byte_hops.cells[sim::index(Phase::forward)][k]);
+    EXPECT_EQ(hops.cells[sim::index(Phase::forward)][k],
+              fwd.counters.byte_hops.cells[sim::index(Phase::forward)][k]);
   // FLOPs: forward 2 d_in d_out, backward dW 2 d_in d_out and dX 2 d_in d_out except the first layer.
   std::uint64_t backward_flops = 0;
   for (std::size_t l = 0; l + 1 < widths.size(); ++l)
@@ -138,8 +144,9 @@ INSTANTIATE_TEST_SUITE_P(BothVariants, BackwardTraffic, ::testing::Values("repli
 // start. inflight_byte_cycles must equal sum(bytes x lifetime).
 TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimings) {
   const std::uint32_t tokens = 3, b_a = 2;
-  const std::vector<std::string> overrides = {"--model.widths=8,8,8,8,8", "--mapping.block=2x2", "--step.tokens=3",
-                                              "--step.wavefront=3", "--model.activation=relu", "--sim.arith=none"};
+  const std::vector<std::string> overrides = {"--model.widths=8,8,8,8,8", "--mapping.block=2x2",
+                                              "--step.tokens=3",          "--step.wavefront=3",
+                                              "--model.activation=relu",  "--sim.arith=none"};
   const RunResult res = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
   const std::uint32_t L = setup.model.layers();

@@ -33,10 +33,14 @@ class ForwardFidelity : public ::testing::TestWithParam<ForwardCase> {};
 TEST_P(ForwardFidelity, OutputsAndLossEqualTheDenseReference) {
   const ForwardCase& c = GetParam();
   const std::vector<std::string> overrides = {
-      "--model.widths=" + c.widths,         "--mapping.block=" + c.block,
-      "--model.activation=" + c.activation, "--model.loss=" + c.loss,
-      "--mapping.placement=" + c.placement, "--step.tokens=" + std::to_string(c.tokens),
-      "--step.wavefront=" + std::to_string(c.wavefront), "--sim.arith=fp64",
+      "--model.widths=" + c.widths,
+      "--mapping.block=" + c.block,
+      "--model.activation=" + c.activation,
+      "--model.loss=" + c.loss,
+      "--mapping.placement=" + c.placement,
+      "--step.tokens=" + std::to_string(c.tokens),
+      "--step.wavefront=" + std::to_string(c.wavefront),
+      "--sim.arith=fp64",
       "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture")};
   const RunResult r = run_with(overrides, "forward");
   const RunSetup setup = setup_from_config(config_with(overrides));
@@ -56,8 +60,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ForwardCase{"16,16,16,16,16", "4x4", "relu", "cross-entropy", "zigzag", 32, 8},
                       ForwardCase{"9,7,5", "2x3", "identity", "mse", "rowmajor", 5, 5},
                       ForwardCase{"13,21,8", "1x1", "gelu", "cross-entropy", "zigzag", 7, 3}),
-    [](const auto& info) {
-      const ForwardCase& c = info.param;
+    [](const auto& test) {
+      const ForwardCase& c = test.param;
       return testing_support::gtest_name(c.widths + "_" + c.block + "_" + c.activation + "_" + c.loss + "_" +
                                          c.placement);
     });
@@ -79,8 +83,10 @@ TEST_P(SingleLayerTraffic, LaneAndPartialSumByteHopsMatchTheClosedForm) {
                                 "--machine.psum_bytes=" + std::to_string(s.psum_bytes), "--sim.arith=none"},
                                "forward");
   const auto& hops = r.counters.byte_hops;
-  EXPECT_EQ(hops.at(Phase::forward, MessageKind::lane), std::uint64_t{s.act_bytes} * tokens * s.d_in * (s.c - 1));
-  EXPECT_EQ(hops.at(Phase::forward, MessageKind::psum), std::uint64_t{s.psum_bytes} * tokens * s.d_out * (s.r - 1));
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::lane),
+            std::uint64_t{s.act_bytes} * tokens * s.d_in * (s.c - 1));
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::psum),
+            std::uint64_t{s.psum_bytes} * tokens * s.d_out * (s.r - 1));
   EXPECT_EQ(hops.at(Phase::forward, MessageKind::redistribution), 0u);
   EXPECT_EQ(hops.phase_total(Phase::backward), 0u);
   EXPECT_EQ(r.counters.flops[sim::index(Phase::forward)], 2ull * tokens * s.d_in * s.d_out);
@@ -94,8 +100,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SingleLayerTraffic,
                          ::testing::Values(LayerShape{37, 53, 3, 5, 2, 2}, LayerShape{64, 64, 4, 4, 2, 2},
                                            LayerShape{10, 7, 3, 2, 2, 4}, LayerShape{5, 9, 5, 1, 1, 2},
                                            LayerShape{8, 3, 1, 3, 2, 2}, LayerShape{100, 33, 7, 6, 2, 4}),
-                         [](const auto& info) {
-                           const LayerShape& s = info.param;
+                         [](const auto& test) {
+                           const LayerShape& s = test.param;
                            return std::to_string(s.d_in) + "x" + std::to_string(s.d_out) + "_on_" +
                                   std::to_string(s.r) + "x" + std::to_string(s.c);
                          });
@@ -108,15 +114,16 @@ TEST(Redistribution, OneHopPerElementOnTheTurningPlacementWithMatchingPartitions
                                "forward");
   EXPECT_EQ(r.counters.byte_hops.at(Phase::forward, MessageKind::redistribution),
             2ull * tokens * width * (layers - 1));
-  EXPECT_EQ(r.counters.bytes.at(Phase::forward, MessageKind::redistribution), 2ull * tokens * width * (layers - 1));
+  EXPECT_EQ(r.counters.bytes.at(Phase::forward, MessageKind::redistribution),
+            2ull * tokens * width * (layers - 1));
 }
 
 TEST(Redistribution, RowMajorPlacementPaysTheManhattanDistanceOfEveryPiece) {
   // Brute force: each overlap of a producer column range and a consumer row range moves from the
   // producer's output tile to the consumer's lane entry, b_a bytes per element and token.
-  const sim::Config config = config_with({"--model.widths=20,30,17,12", "--mapping.block=3x4",
-                                          "--mapping.placement=rowmajor", "--step.tokens=6", "--step.wavefront=6",
-                                          "--sim.arith=none"});
+  const sim::Config config =
+      config_with({"--model.widths=20,30,17,12", "--mapping.block=3x4", "--mapping.placement=rowmajor",
+                   "--step.tokens=6", "--step.wavefront=6", "--sim.arith=none"});
   const RunSetup setup = setup_from_config(config);
   const RunResult r = run_schedule(setup, config, "forward");
   std::uint64_t expected = 0;
@@ -130,11 +137,13 @@ TEST(Redistribution, RowMajorPlacementPaysTheManhattanDistanceOfEveryPiece) {
         const auto overlap = mappings::intersect(cols[j], rows[i]);
         const sim::Coord a = from.output_tile(j);
         const sim::Coord b = to.lane_entry(i);
-        expected += 2ull * 6 * overlap.size * static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
+        expected +=
+            2ull * 6 * overlap.size * static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
       }
     }
   }
-  EXPECT_GT(expected, 2ull * 6 * (30 + 17));  // more than one hop per element: the point of the naive placement
+  EXPECT_GT(expected,
+            2ull * 6 * (30 + 17));  // more than one hop per element: the point of the naive placement
   EXPECT_EQ(r.counters.byte_hops.at(Phase::forward, MessageKind::redistribution), expected);
 }
 
@@ -142,18 +151,19 @@ TEST(Depth, OneLayerIsHostHopPlusLanePlusColumn) {
   // Inputs enter on the grid edge (1 hop), cross c - 1 lane hops, then r - 1 partial-sum hops; the mse loss
   // adds nothing.
   for (auto [r, c] : {std::pair{3u, 5u}, std::pair{4u, 1u}, std::pair{1u, 6u}, std::pair{7u, 2u}}) {
-    const RunResult res = run_with({"--model.widths=37,53", "--mapping.block=" + std::to_string(r) + "x" +
-                                        std::to_string(c),
-                                    "--step.tokens=4", "--step.wavefront=2", "--sim.arith=none"},
-                                   "forward");
+    const RunResult res =
+        run_with({"--model.widths=37,53", "--mapping.block=" + std::to_string(r) + "x" + std::to_string(c),
+                  "--step.tokens=4", "--step.wavefront=2", "--sim.arith=none"},
+                 "forward");
     EXPECT_EQ(res.counters.depth, 1 + (c - 1) + (r - 1)) << r << "x" << c;
   }
 }
 
 TEST(Depth, CrossEntropyAddsTheScalarChainAlongTheOutputTiles) {
-  const RunResult res = run_with({"--model.widths=37,53", "--mapping.block=3x5", "--model.loss=cross-entropy",
-                                  "--data.task=mixture", "--step.tokens=4", "--step.wavefront=2", "--sim.arith=none"},
-                                 "forward");
+  const RunResult res =
+      run_with({"--model.widths=37,53", "--mapping.block=3x5", "--model.loss=cross-entropy",
+                "--data.task=mixture", "--step.tokens=4", "--step.wavefront=2", "--sim.arith=none"},
+               "forward");
   // Output column j is ready at stamp 1 + j + (r - 1); the reduce chain j -> j + 1 keeps pace with it (stamp
   // 1 + j + (r - 1) at column j), so it ends at 1 + (c - 1) + (r - 1) on the last column, and the broadcast
   // back to column 0 adds c - 1.
@@ -162,10 +172,14 @@ TEST(Depth, CrossEntropyAddsTheScalarChainAlongTheOutputTiles) {
 }
 
 TEST(CountingMode, GivesTheSameCountersAsArithmetic) {
-  const std::vector<std::string> base = {"--model.widths=37,53,29,11", "--mapping.block=3x5",
-                                         "--model.loss=cross-entropy", "--data.task=mixture",
-                                         "--step.tokens=23", "--step.wavefront=5",
-                                         "--machine.link_bytes_per_cycle=16", "--machine.flops_per_cycle=64"};
+  const std::vector<std::string> base = {"--model.widths=37,53,29,11",
+                                         "--mapping.block=3x5",
+                                         "--model.loss=cross-entropy",
+                                         "--data.task=mixture",
+                                         "--step.tokens=23",
+                                         "--step.wavefront=5",
+                                         "--machine.link_bytes_per_cycle=16",
+                                         "--machine.flops_per_cycle=64"};
   for (const char* schedule : {"forward", "backprop"}) {
     auto with = [&](const char* arith) {
       auto o = base;

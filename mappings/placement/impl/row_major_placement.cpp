@@ -20,8 +20,7 @@ class RowMajorPlacement final : public PlacementStrategy {
       cell_h = std::max(cell_h, s.rows);
       cell_w = std::max(cell_w, s.cols);
     }
-    const auto per_row =
-        static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(shapes.size()))));
+    const auto per_row = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(shapes.size()))));
     std::vector<BlockLayout> blocks;
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       BlockLayout b;

@@ -10,16 +10,22 @@ namespace {
 
 Step opposite(Step s) {
   switch (s) {
-    case Step::east: return Step::west;
-    case Step::west: return Step::east;
-    case Step::south: return Step::north;
-    case Step::north: return Step::south;
+    case Step::east:
+      return Step::west;
+    case Step::west:
+      return Step::east;
+    case Step::south:
+      return Step::north;
+    case Step::north:
+      return Step::south;
   }
   return s;
 }
 
 // The direction a block's outputs leave it: away from the output row.
-Step outward(const BlockLayout& b) { return b.outputs_at_first_row ? opposite(b.row_step) : b.row_step; }
+Step outward(const BlockLayout& b) {
+  return b.outputs_at_first_row ? opposite(b.row_step) : b.row_step;
+}
 
 // Where block k's outputs should go: even blocks vertically (down, then up, alternating), odd blocks east.
 Step desired_outward(std::size_t k) {
@@ -27,7 +33,9 @@ Step desired_outward(std::size_t k) {
   return (k / 2) % 2 == 0 ? Step::south : Step::north;
 }
 
-sim::Coord plus(sim::Coord a, sim::Coord b) { return {a.x + b.x, a.y + b.y}; }
+sim::Coord plus(sim::Coord a, sim::Coord b) {
+  return {a.x + b.x, a.y + b.y};
+}
 
 class ZigZagPlacement final : public PlacementStrategy {
  public:

@@ -14,10 +14,12 @@ class Adam final : public Optimizer {
   // m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g g, w -= lr m_hat / (sqrt(v_hat) + eps): five
   // multiply-adds counted; the square root and the division are not multiply-adds.
   std::uint32_t multiply_adds_per_parameter() const override { return 5; }
-  void update(float* p, const float* g, float* s, std::size_t n, double lr, std::uint64_t step) const override {
+  void update(float* p, const float* g, float* s, std::size_t n, double lr,
+              std::uint64_t step) const override {
     apply(p, g, s, n, lr, step);
   }
-  void update(double* p, const double* g, double* s, std::size_t n, double lr, std::uint64_t step) const override {
+  void update(double* p, const double* g, double* s, std::size_t n, double lr,
+              std::uint64_t step) const override {
     apply(p, g, s, n, lr, step);
   }
 

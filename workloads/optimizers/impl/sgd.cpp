@@ -24,8 +24,9 @@ class Sgd final : public Optimizer {
   }
 };
 
-const OptimizerRegistry::Registration registration{"sgd", "plain gradient descent: w -= lr g; no state",
-                                                   [](const sim::Config&) { return std::make_unique<Sgd>(); }};
+const OptimizerRegistry::Registration registration{
+    "sgd", "plain gradient descent: w -= lr g; no state",
+    [](const sim::Config&) { return std::make_unique<Sgd>(); }};
 
 }  // namespace
 }  // namespace spatialsim::workloads

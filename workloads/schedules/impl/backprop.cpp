@@ -12,7 +12,8 @@ namespace {
 
 const sim::OptionRegistration options{
     {"backprop.xstash", "choice",
-     "replicate (every tile of a lane stashes its inputs) | rebroadcast (only the lane entry does, and resends "
+     "replicate (every tile of a lane stashes its inputs) | rebroadcast (only the lane entry does, and "
+     "resends "
      "them in the backward pass)"},
 };
 
