@@ -24,7 +24,10 @@ namespace fs = std::filesystem;
 // already exists", "No space left on device"), is on the stack, which is cleared by the next HDF5 call,
 // and destructors of H5 objects make such calls while the exception unwinds. So instead of printing, the
 // automatic error handler records the reason when the failure happens.
-thread_local std::string t_last_hdf5_error;
+std::string& t_last_hdf5_error() {
+  thread_local std::string reason;
+  return reason;
+}
 
 herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
   std::string outer;
@@ -44,7 +47,7 @@ herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
         return 0;
       },
       &walk);
-  t_last_hdf5_error = outer == inner ? outer : outer + " (" + inner + ")";
+  t_last_hdf5_error() = outer == inner ? outer : outer + " (" + inner + ")";
   return 0;
 }
 
@@ -54,11 +57,6 @@ void silence_hdf5() {
     H5::Exception::dontPrint();
     H5Eset_auto2(H5E_DEFAULT, record_error_stack, nullptr);
   });
-}
-
-std::string hdf5_reason(const H5::Exception& e) {
-  if (!t_last_hdf5_error.empty()) return t_last_hdf5_error;
-  return e.getFuncName() + ": " + e.getDetailMsg();
 }
 
 std::string display_unit(std::string_view unit) {
@@ -92,32 +90,17 @@ std::string join_object_path(const std::vector<std::string>& parts, std::size_t 
   return out;
 }
 
-const H5::PredType& file_type(ColumnType type) {
-  switch (type) {
-    case ColumnType::uint64:
-      return H5::PredType::STD_U64LE;
-    case ColumnType::int64:
-      return H5::PredType::STD_I64LE;
-    case ColumnType::float64:
-      return H5::PredType::IEEE_F64LE;
-    case ColumnType::string:
-      break;
-  }
-  throw std::logic_error("file_type: string columns have no predefined type");
+}  // namespace
+
+namespace detail {
+
+std::string& last_hdf5_error() {
+  return t_last_hdf5_error();
 }
 
-const H5::PredType& memory_type(ColumnType type) {
-  switch (type) {
-    case ColumnType::uint64:
-      return H5::PredType::NATIVE_UINT64;
-    case ColumnType::int64:
-      return H5::PredType::NATIVE_INT64;
-    case ColumnType::float64:
-      return H5::PredType::NATIVE_DOUBLE;
-    case ColumnType::string:
-      break;
-  }
-  throw std::logic_error("memory_type: string columns have no predefined type");
+std::string hdf5_reason(const H5::Exception& e) {
+  if (!t_last_hdf5_error().empty()) return t_last_hdf5_error();
+  return e.getFuncName() + ": " + e.getDetailMsg();
 }
 
 H5::StrType variable_string_type() {
@@ -132,188 +115,11 @@ void write_unit(const H5::H5Object& object, std::string_view unit) {
   attr.write(type, display_unit(unit));
 }
 
-// An integer is stored in a float64 column only if the double holds it exactly (|v| <= 2^53 always does).
-bool exact_double(std::uint64_t v, double& out) {
-  out = static_cast<double>(v);
-  return out < 18446744073709551616.0 && static_cast<std::uint64_t>(out) == v;
-}
-bool exact_double(std::int64_t v, double& out) {
-  out = static_cast<double>(v);
-  return out < 9223372036854775808.0 && static_cast<std::int64_t>(out) == v;
-}
+}  // namespace detail
 
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------- tables
-
-class TableState {
- public:
-  struct Column {
-    TableColumn spec;
-    H5::DataSet dataset;
-    H5::DataType mem_type;
-    std::size_t width = 8;     // bytes per value in the buffer
-    std::vector<char> buffer;  // batch_rows x width, allocated once
-  };
-
-  TableState(std::string file, std::string path, std::size_t batch_rows)
-      : m_file(std::move(file)), m_path(std::move(path)), m_batch_rows(batch_rows) {}
-
-  void append(std::span<const TableValue> row) {
-    require_open();
-    if (row.size() != m_columns.size()) {
-      fail("a row has " + std::to_string(row.size()) + " values but the table has " +
-           std::to_string(m_columns.size()) + " columns");
-    }
-    // A failed append leaves nothing behind: values land in the free slot, which only counts once the
-    // whole row was accepted.
-    for (std::size_t c = 0; c < row.size(); ++c) store(m_columns[c], row[c]);
-    ++m_buffered;
-    ++m_rows;
-    if (m_buffered == m_batch_rows) flush();
-  }
-
-  void flush() {
-    require_open();
-    if (m_buffered == 0) return;
-    const hsize_t start = m_written;
-    const hsize_t count = m_buffered;
-    const hsize_t new_size = start + count;
-    t_last_hdf5_error.clear();
-    try {
-      for (Column& column : m_columns) {
-        column.dataset.extend(&new_size);
-        H5::DataSpace file_space = column.dataset.getSpace();
-        file_space.selectHyperslab(H5S_SELECT_SET, &count, &start);
-        const H5::DataSpace memory_space(1, &count);
-        column.dataset.write(column.buffer.data(), column.mem_type, memory_space, file_space);
-      }
-    } catch (const H5::Exception& e) {
-      fail("writing rows " + std::to_string(start) + ".." + std::to_string(new_size) +
-           " failed: " + hdf5_reason(e));
-    }
-    m_written = new_size;
-    m_buffered = 0;
-  }
-
-  // Releases the datasets. `keep_rows` = false when the whole file is being discarded anyway.
-  void close(bool keep_rows) {
-    if (!m_open) return;
-    if (keep_rows) flush();
-    m_open = false;
-    for (Column& column : m_columns) {
-      try {
-        column.dataset.close();
-      } catch (const H5::Exception&) {  // nothing useful to do: the file is being closed next
-      }
-      std::vector<char>().swap(column.buffer);
-    }
-  }
-
-  std::vector<Column> m_columns;
-  std::vector<TableColumn> m_specs;  // what columns() returns
-  std::uint64_t m_rows = 0;
-  std::size_t m_buffered = 0;
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw OutputError(m_file, "output \"" + m_file + "\", table " + m_path + ": " + what);
-  }
-  [[noreturn]] void fail_column(const Column& column, const std::string& what) const {
-    fail("column \"" + column.spec.name + "\": " + what);
-  }
-
-  void require_open() const {
-    if (!m_open) {
-      throw std::logic_error("table " + m_path + " in \"" + m_file +
-                             "\" is closed (closed, committed or discarded with its file)");
-    }
-  }
-
-  void store(Column& column, const TableValue& value) {
-    char* slot = column.buffer.data() + m_buffered * column.width;
-    using Kind = TableValue::Kind;
-    switch (column.spec.type) {
-      case ColumnType::uint64: {
-        std::uint64_t v = 0;
-        if (value.kind() == Kind::uint64) {
-          v = value.as_uint64();
-        } else if (value.kind() == Kind::int64 && value.as_int64() >= 0) {
-          v = static_cast<std::uint64_t>(value.as_int64());
-        } else {
-          fail_column(column, "expects a non-negative integer (uint64)");
-        }
-        std::memcpy(slot, &v, sizeof v);
-        return;
-      }
-      case ColumnType::int64: {
-        std::int64_t v = 0;
-        if (value.kind() == Kind::int64) {
-          v = value.as_int64();
-        } else if (value.kind() == Kind::uint64 &&
-                   value.as_uint64() <=
-                       static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-          v = static_cast<std::int64_t>(value.as_uint64());
-        } else {
-          fail_column(column, "expects an integer that fits int64");
-        }
-        std::memcpy(slot, &v, sizeof v);
-        return;
-      }
-      case ColumnType::float64: {
-        double v = 0;
-        if (value.kind() == Kind::float64) {
-          v = value.as_double();
-        } else if (value.kind() == Kind::uint64) {
-          if (!exact_double(value.as_uint64(), v)) fail_column(column, "integer not exact as a double");
-        } else if (value.kind() == Kind::int64) {
-          if (!exact_double(value.as_int64(), v)) fail_column(column, "integer not exact as a double");
-        } else {
-          fail_column(column, "expects a number");
-        }
-        std::memcpy(slot, &v, sizeof v);
-        return;
-      }
-      case ColumnType::string: {
-        if (value.kind() != Kind::string) fail_column(column, "expects text");
-        const std::string_view text = value.as_string();
-        if (text.size() > column.width) {
-          fail_column(column, "\"" + std::string(text) + "\" is " + std::to_string(text.size()) +
-                                  " bytes, longer than the column's " + std::to_string(column.width) +
-                                  "; give the column a larger string_length");
-        }
-        std::memcpy(slot, text.data(), text.size());
-        std::memset(slot + text.size(), 0, column.width - text.size());
-        return;
-      }
-    }
-  }
-
-  std::string m_file;
-  std::string m_path;
-  std::size_t m_batch_rows;
-  std::uint64_t m_written = 0;
-  bool m_open = true;
-};
-
-void TableWriter::append(std::span<const TableValue> row) {
-  m_state->append(row);
-}
-void TableWriter::flush() {
-  m_state->flush();
-}
-void TableWriter::close() {
-  m_state->close(true);
-}
-std::uint64_t TableWriter::rows() const {
-  return m_state->m_rows;
-}
-std::size_t TableWriter::buffered_rows() const {
-  return m_state->m_buffered;
-}
-const std::vector<TableColumn>& TableWriter::columns() const {
-  return m_state->m_specs;
-}
+using detail::hdf5_reason;
+using detail::variable_string_type;
+using detail::write_unit;
 
 // ------------------------------------------------------------------------------------------------ file
 
@@ -326,7 +132,7 @@ class Hdf5File::Impl {
   // Runs an HDF5 operation, turning its exceptions into OutputError naming the file and the object.
   template <class F>
   decltype(auto) guarded(std::string_view action, std::string_view object, F&& f) {
-    t_last_hdf5_error.clear();
+    t_last_hdf5_error().clear();
     try {
       return f();
     } catch (const H5::Exception& e) {
@@ -344,7 +150,7 @@ class Hdf5File::Impl {
 
   ~Impl() {
     if (m_committed) return;
-    for (auto& table : m_tables) table->close(false);
+    for (auto& table : m_tables) detail::close_table(*table, false);
     try {
       if (m_file) m_file->close();
     } catch (const H5::Exception&) {  // the file is deleted next; nothing to save
@@ -531,6 +337,20 @@ void Hdf5File::set_attribute(std::string_view object, std::string_view name, std
     target.createAttribute(key, type, H5::DataSpace(H5S_SCALAR)).write(type, text);
   });
 }
+void Hdf5File::set_attribute(std::string_view object, std::string_view name,
+                             const std::vector<std::string>& values) {
+  std::vector<const char*> pointers;
+  pointers.reserve(values.size());
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  const H5::StrType type = variable_string_type();
+  const hsize_t n = values.size();
+  impl().with_object(object, [&](const H5::H5Object& target) {
+    const std::string key(name);
+    if (target.attrExists(key)) target.removeAttr(key);
+    H5::Attribute attr = target.createAttribute(key, type, H5::DataSpace(1, &n));
+    if (n > 0) attr.write(type, pointers.data());
+  });
+}
 void Hdf5File::set_attribute(std::string_view object, std::string_view name, double value) {
   impl().set_attribute(object, name, H5::PredType::IEEE_F64LE, H5::PredType::NATIVE_DOUBLE, &value);
 }
@@ -613,51 +433,8 @@ TableWriter Hdf5File::create_table(std::string_view path, std::vector<TableColum
   }
 
   const std::string full = f.prepare_dataset(path);
-  auto state = std::make_shared<TableState>(f.m_final, full, options.batch_rows);
-  state->m_specs = columns;
-  f.guarded("creating table", full, [&] {
-    // Track creation order so that h5py lists the columns in the order given, not alphabetically.
-    const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-    const hid_t group_id = H5Gcreate2(f.m_file->getId(), full.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    H5Pclose(gcpl);
-    if (group_id < 0) throw H5::GroupIException("H5Gcreate2", "cannot create the table group");
-    H5Gclose(group_id);
-    const H5::Group group = f.m_file->openGroup(full);
-
-    std::vector<const char*> names;
-    for (const auto& col : columns) names.push_back(col.name.c_str());
-    const hsize_t column_count = names.size();
-    const H5::StrType text = variable_string_type();
-    group.createAttribute("columns", text, H5::DataSpace(1, &column_count)).write(text, names.data());
-
-    const hsize_t initial = 0;
-    const hsize_t unlimited = H5S_UNLIMITED;
-    const hsize_t chunk = options.batch_rows;
-    for (const auto& col : columns) {
-      H5::DSetCreatPropList dcpl;
-      dcpl.setChunk(1, &chunk);
-      if (options.deflate_level > 0) {
-        dcpl.setShuffle();  // groups the bytes of equal significance: small integers compress well
-        dcpl.setDeflate(options.deflate_level);
-      }
-      TableState::Column column{.spec = col};
-      if (col.type == ColumnType::string) {
-        H5::StrType type(H5::PredType::C_S1, col.string_length);
-        type.setCset(H5T_CSET_UTF8);
-        type.setStrpad(H5T_STR_NULLPAD);
-        column.mem_type = type;
-        column.width = col.string_length;
-      } else {
-        column.mem_type = memory_type(col.type);
-      }
-      H5::DataType stored = column.mem_type;
-      if (col.type != ColumnType::string) stored = file_type(col.type);
-      column.dataset = group.createDataSet(col.name, stored, H5::DataSpace(1, &initial, &unlimited), dcpl);
-      write_unit(column.dataset, col.unit);
-      column.buffer.resize(options.batch_rows * column.width);
-      state->m_columns.push_back(std::move(column));
-    }
+  auto state = f.guarded("creating table", full, [&] {
+    return detail::create_table_state(*f.m_file, f.m_final, full, std::move(columns), options);
   });
   f.m_tables.push_back(state);
   return TableWriter(std::move(state));
@@ -666,7 +443,7 @@ TableWriter Hdf5File::create_table(std::string_view path, std::vector<TableColum
 void Hdf5File::commit() {
   Impl& f = impl();
   f.require_writable();
-  for (auto& table : f.m_tables) table->close(true);
+  for (auto& table : f.m_tables) detail::close_table(*table, true);
   f.guarded("closing", f.m_temp, [&] { f.m_file->close(); });
   // Make the data durable before the name points at it, so a crash cannot leave a complete-looking name
   // over an empty file.

@@ -7,7 +7,7 @@
 //   Hdf5File file(out_path);                      // writes to "<out_path>.tmp-<pid>"
 //   file.set_attribute("/config", "seed", 1);     // attributes on groups or datasets
 //   file.write_scalar("/runs/forward/makespan_cycles", makespan, "cycles");
-//   file.write_array("/runs/forward/tile_byte_hops", hops, {height, width}, "byte*hop");  // row-major
+//   file.write_array("/runs/forward/tiles/byte_hops_sent", hops, {height, width}, "byte-hops");  // row-major
 //   TableWriter trace = file.create_table("/runs/forward/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
 //   trace.append({now, "psum"});                 // buffered; written every TableOptions::batch_rows
@@ -30,104 +30,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "analysis/hdf5_table.h"
 #include "analysis/output_guard.h"
 
 namespace spatialsim::analysis {
 
 // Dimensions of an N-D array, slowest-varying first (C order). {} means 1-D of the data's length.
 using ArrayShape = std::vector<std::uint64_t>;
-
-enum class ColumnType { uint64, int64, float64, string };
-
-// One column of a table. Strings are fixed-width: up to `string_length` bytes (UTF-8), NUL-padded; a
-// longer value is an error rather than a silent truncation.
-struct TableColumn {
-  std::string name;
-  ColumnType type = ColumnType::float64;
-  std::string unit;               // "" is written as "1"
-  std::size_t string_length = 0;  // bytes; only for ColumnType::string (must be > 0 there)
-};
-
-struct TableOptions {
-  // Rows buffered in memory before they are written: the bound on the writer's memory
-  // (batch_rows x row bytes). Also the chunk size, so one flush writes whole chunks.
-  std::size_t batch_rows = 16384;
-  int deflate_level = 4;  // 0..9; 0 = no compression
-};
-
-// One cell of an appended row. Implicit on purpose, so rows read like `append({cycle, tile, "psum"})`:
-// signed integers become int64, unsigned ones uint64, floating point double, text a string. bool is
-// refused (store it as an integer column and say so in the unit).
-class TableValue {
- public:
-  enum class Kind { uint64, int64, float64, string };
-
-  template <std::integral T>
-  requires(!std::same_as<T, bool>) TableValue(T v)
-  noexcept {  // NOLINT(google-explicit-constructor)
-    if constexpr (std::is_signed_v<T>) {
-      m_kind = Kind::int64;
-      m_int = v;
-    } else {
-      m_kind = Kind::uint64;
-      m_uint = v;
-    }
-  }
-  TableValue(double v) noexcept : m_kind(Kind::float64), m_double(v) {}           // NOLINT
-  TableValue(std::string_view v) noexcept : m_kind(Kind::string), m_text(v) {}    // NOLINT
-  TableValue(const char* v) noexcept : TableValue(std::string_view(v)) {}         // NOLINT
-  TableValue(const std::string& v) noexcept : TableValue(std::string_view(v)) {}  // NOLINT
-  TableValue(bool) = delete;
-
-  Kind kind() const { return m_kind; }
-  std::uint64_t as_uint64() const { return m_uint; }
-  std::int64_t as_int64() const { return m_int; }
-  double as_double() const { return m_double; }
-  std::string_view as_string() const { return m_text; }
-
- private:
-  Kind m_kind;
-  union {
-    std::uint64_t m_uint;
-    std::int64_t m_int;
-    double m_double;
-  };
-  std::string_view m_text;
-};
-
-class TableState;  // defined in hdf5_file.cpp; owned jointly by the file and its writers
-
-// An append-only table, written as a group holding one 1-D dataset per column (all the same length).
-//
-// Why columns rather than one compound dataset: a reader usually wants one or two columns of a trace with
-// millions of rows, and a column dataset is read (and decompressed) alone: `f["t/cycle"][:]` is a plain
-// numpy array. Homogeneous columns also compress far better (shuffle + deflate). Every column carries the
-// same `unit` attribute as any other dataset, so there is one convention for units, and the group's
-// `columns` attribute lists the column names in order. Reading all of it is still one line:
-// `pandas.DataFrame({c: g[c][:] for c in g.attrs["columns"]})`.
-//
-// Contract: a value's kind must fit its column: integers go to integer columns if representable (a
-// negative value never goes to uint64) and to float64 columns if exactly representable; doubles only to
-// float64; text only to string columns. Violations throw OutputError naming the table and column. Memory
-// is bounded by TableOptions::batch_rows whatever the number of rows. Rows still buffered are written by
-// flush(), close(), or the file's commit(); a handle may be dropped before commit without losing rows.
-// After commit (or after the file was destroyed) appending throws std::logic_error.
-class TableWriter {
- public:
-  void append(std::span<const TableValue> row);
-  void append(std::initializer_list<TableValue> row) { append(std::span(row.begin(), row.size())); }
-  void flush();  // writes buffered rows now (the file stays a temporary until commit)
-  void close();  // flush and release the datasets; later appends throw
-
-  std::uint64_t rows() const;         // appended so far, buffered or written
-  std::size_t buffered_rows() const;  // never more than TableOptions::batch_rows
-  const std::vector<TableColumn>& columns() const;
-
- private:
-  friend class Hdf5File;
-  explicit TableWriter(std::shared_ptr<TableState> state) : m_state(std::move(state)) {}
-  std::shared_ptr<TableState> m_state;
-};
 
 // Contract: object paths are '/'-separated and absolute ("relative" ones are taken from the root); the
 // groups above a dataset are created on demand. Writing a dataset that already exists is an error.
@@ -164,6 +73,9 @@ class Hdf5File {
   void set_attribute(std::string_view object, std::string_view name, const std::string& value) {
     set_attribute(object, name, std::string_view(value));
   }
+  // A 1-D array of variable-length UTF-8 strings (h5py gives a numpy array of str): the names along the
+  // axes of an array, say. Stored like the `columns` attribute of a table.
+  void set_attribute(std::string_view object, std::string_view name, const std::vector<std::string>& values);
   void set_attribute(std::string_view object, std::string_view name, double value);
   void set_attribute(std::string_view object, std::string_view name, std::int64_t value);
   void set_attribute(std::string_view object, std::string_view name, std::uint64_t value);

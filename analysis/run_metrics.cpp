@@ -1,6 +1,7 @@
 #include "analysis/run_metrics.h"
 
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 
 namespace spatialsim::analysis {
@@ -63,6 +64,10 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("energy_sram_pj", "pJ", e.sram_pj);
   add("energy_flop_pj", "pJ", e.flop_pj);
   add("storage_overflow_tiles", "tiles", r.overflows.size());
+  // NaN in counting mode (no values, no loss): a number that is never mistaken for a measured loss, and
+  // that keeps the schema the same in both modes.
+  add("final_loss", "1",
+      r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back());
   add("wall_seconds", "s", r.wall_seconds);
   add("events_per_second", "events/s", r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0);
   return m;

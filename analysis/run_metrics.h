@@ -35,7 +35,8 @@ struct Metric {
 };
 
 // Every counter: totals, per phase, per kind and per (phase, kind) for traffic; storage, depth, time,
-// work, energy by term, and the run's wall time and event rate.
+// work, energy by term, the loss after the last step (final_loss: NaN in counting mode), and the run's
+// wall time and event rate.
 std::vector<Metric> run_metrics(const workloads::RunResult& result, const sim::EnergyPrices& prices);
 
 // Looks a metric up by name; throws std::out_of_range if absent.

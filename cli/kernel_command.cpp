@@ -4,16 +4,25 @@
 //
 //   spatialsim kernel --kernel.name=cannon --mapping.grid=8x8 --machine.topology=torus --kernel.bytes=4
 //
-// Exit codes (cli/command.h): 0, 1 if the kernel computed a wrong value, 2 for bad input (an unknown
-// kernel, a zero grid, a non-square grid for transpose or cannon), reported as one line by main().
-
+// With `out` given explicitly (--out FILE) it also writes the figures to that HDF5 file: root attributes
+// (the machine and the config), `/kernels/<name>` (the figures and the (phase, kind) counters) and
+// `/kernels/<name>/bound` (every term of the bound); docs/hdf5.md, "Kernel files". The default `out` is
+// the run command's results file, so the kernel writes nothing unless asked.
+//
+// Exit codes (cli/command.h): 0, 1 if the kernel computed a wrong value (the file is still written), 2 for
+// bad input (an unknown kernel, a zero grid, a non-square grid for transpose or cannon, an `out` that
+// cannot be written), reported as one line by main().
 
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "analysis/hdf5_file.h"
+#include "analysis/results_writer.h"
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/embedded_default_config.h"
 #include "kernels/kernel_runner.h"
 #include "sim/option_spec.h"
 
@@ -23,6 +32,46 @@ namespace {
 const sim::OptionRegistration options{
     {"kernel.name", "choice", "the kernel `spatialsim kernel` runs (spatialsim --list names them)"},
     {"kernel.bytes", "bytes", "bytes per element each kernel message carries (>= 1)"}};
+
+// The kernel's figures in `out`. The bound is written whatever the bandwidth (with unlimited bandwidth
+// its link terms are 0), so that every kernel file has the same datasets.
+void write_kernel_file(const std::string& out, const sim::Config& config, const std::string& name,
+                       const kernels::KernelMachine& machine, const kernels::KernelResult& r) {
+  analysis::Hdf5File file(out);
+  analysis::write_config_attributes(file, config, kProgramVersion);
+  file.set_attribute("/", "kernel", name);
+  file.set_attribute("/", "grid_width", machine.width);
+  file.set_attribute("/", "grid_height", machine.height);
+  file.set_attribute("/", "topology", sim::name(machine.topology));
+  file.set_attribute("/", "bytes_per_element", machine.element_bytes);
+  file.set_attribute("/", "link_bytes_per_cycle", machine.link_bytes_per_cycle);
+  file.set_attribute("/", "hop_latency", machine.hop_latency);
+  file.set_attribute("/", "check_passed", r.check_passed);
+
+  const std::string group = "/kernels/" + name;
+  file.write_scalar(group + "/byte_hops", r.byte_hops, "byte-hops");
+  file.write_scalar(group + "/element_hops", r.element_hops, "element-hops");
+  file.write_scalar(group + "/depth", r.depth, "hops");
+  file.write_scalar(group + "/makespan_cycles", r.makespan_cycles, "cycles");
+  file.write_scalar(group + "/events", r.events, "events");
+  analysis::write_phase_kind_counters(file, group, r.counters);
+
+  const kernels::MakespanBound& b = r.bound;
+  const std::string bound = group + "/bound";
+  file.write_scalar(bound + "/busiest_link_bytes", b.busiest_link_bytes, "bytes");
+  file.write_scalar(bound + "/busiest_link_cycles", b.busiest_link_cycles, "cycles");
+  file.write_scalar(bound + "/byte_hops", b.byte_hops, "byte-hops");
+  file.write_scalar(bound + "/link_cycles", b.link_cycles, "cycles");
+  file.write_scalar(bound + "/links", b.links, "links");
+  file.write_scalar(bound + "/longest_route_hops", b.longest_route_hops, "hops");
+  file.write_scalar(bound + "/depth", b.depth, "hops");
+  file.write_scalar(bound + "/min_serialization", b.min_serialization, "cycles");
+  file.write_scalar(bound + "/busiest_link_term", b.busiest_link_term, "cycles");
+  file.write_scalar(bound + "/average_link_term", b.average_link_term, "cycles");
+  file.write_scalar(bound + "/depth_term", b.depth_term, "cycles");
+  file.write_scalar(bound + "/cycles", b.cycles, "cycles");
+  file.commit();
+}
 
 class KernelCommand final : public Command {
  public:
@@ -44,6 +93,15 @@ class KernelCommand final : public Command {
     } catch (const std::invalid_argument& e) {
       throw sim::ConfigError("mapping.grid", e.what());  // main(): one line, exit code 2
     }
+    const bool write_file = config.is_explicit("out");
+    const std::string out = config.get_string("out");
+    if (write_file) {
+      try {
+        analysis::Hdf5File::check_writable(out, "out");
+      } catch (const analysis::OutputError& e) {
+        throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
+      }
+    }
     const kernels::KernelResult r = kernels::run_kernel(*kernel, machine);
 
     std::cout << "kernel = " << name << "\ngrid = " << width << "x" << height
@@ -59,10 +117,14 @@ class KernelCommand final : public Command {
                 << "\nbound.longest_route_hops = " << b.longest_route_hops << "\nbound.cycles = " << b.cycles
                 << '\n';
     }
-    // TODO(merge, analysis/hdf5_file.h): when --out is given, write to config.get_string("out") (temporary
-    // name, renamed when complete): attributes kernel, grid width/height, topology, bytes_per_element,
-    // link_bytes_per_cycle, hop_latency, check_passed; datasets byte_hops and bytes by (phase, kind)
-    // (r.counters), element_hops, depth, makespan_cycles, events, and the bound terms of r.bound.
+    if (write_file) {
+      try {
+        write_kernel_file(out, config, name, machine, r);
+      } catch (const analysis::OutputError& e) {
+        std::cerr << error_line(e.what()) << '\n';
+        return kExitCheckFailed;
+      }
+    }
     return r.check_passed ? 0 : 1;
   }
 };
@@ -73,4 +135,3 @@ const CommandRegistry::Registration registration{
 
 }  // namespace
 }  // namespace spatialsim::cli
-

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "analysis/output_guard.h"
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
       case cli::Invocation::Action::kExecute:
         break;
     }
+    // Before any output is opened: an interrupted run removes its partial files (analysis/output_guard.h).
+    analysis::install_interrupt_handlers();
     return cli::CommandRegistry::create(inv.command, inv.config)->execute(inv.config);
   } catch (const sim::ConfigError& e) {
     std::cerr << cli::error_line(e.what()) << '\n';

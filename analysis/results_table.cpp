@@ -1,0 +1,163 @@
+#include "analysis/results_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <variant>
+
+#include "analysis/run_metrics.h"
+#include "sim/grid.h"
+#include "sim/types.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+// "%.3e" gives "1.235e+06"; people read "1.235e6" faster, and trailing zeros ("1.200e+06") say nothing.
+std::string scientific(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  const std::string s(buf);
+  const auto e = s.find('e');
+  std::string mantissa = s.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  return mantissa + "e" + std::to_string(std::stoi(s.substr(e + 1)));
+}
+
+// printf's %g, falling back to scientific() where %g itself would switch to its "e+06" form.
+std::string general(double v, int significant) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  const std::string s(buf);
+  return s.find('e') == std::string::npos ? s : scientific(v);
+}
+
+std::string format_metric(const Metric& m) {
+  return std::visit([](auto v) { return format_number(v); }, m.value);
+}
+
+const Metric* lookup(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const auto& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string widths_text(const std::vector<std::uint32_t>& widths) {
+  std::string out;
+  for (auto w : widths) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(w);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& default_table_rows() {
+  static const std::vector<std::string> rows = [] {
+    std::vector<std::string> r{"byte_hops"};
+    for (const auto phase : sim::kPhaseNames) r.push_back("byte_hops_" + std::string(phase));
+    for (const auto kind : sim::kMessageKindNames) r.push_back("byte_hops_" + std::string(kind));
+    for (const char* name :
+         {"inflight_byte_cycles", "peak_stash_bytes", "peak_tile_stash_bytes", "depth", "makespan_cycles",
+          "flops", "sram_bytes", "energy_pj", "energy_hop_pj", "energy_sram_pj", "energy_flop_pj", "events",
+          "storage_overflow_tiles", "wall_seconds", "final_loss"})
+      r.emplace_back(name);
+    return r;
+  }();
+  return rows;
+}
+
+std::string format_number(std::uint64_t value) {
+  return value < 1000000 ? std::to_string(value) : scientific(static_cast<double>(value));
+}
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "-";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0) return "0";
+  const double a = std::abs(value);
+  return a >= 1e-3 && a < 1e6 ? general(value, 6) : scientific(value);
+}
+
+std::string format_ratio(double numerator, double denominator) {
+  if (denominator == 0 || !std::isfinite(denominator) || !std::isfinite(numerator)) return "-";
+  const double r = numerator / denominator;
+  const double a = std::abs(r);
+  return r == 0 || (a >= 1e-3 && a < 1e4) ? general(r, 4) : scientific(r);
+}
+
+void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
+  const std::uint32_t per = std::max<std::uint32_t>(s.tokens_per_wavefront, 1);
+  const std::uint32_t wavefronts = (s.tokens + per - 1) / per;
+  out << "model   widths " << widths_text(s.model.widths) << " ("
+      << (s.model.widths.empty() ? 0 : s.model.layers()) << " layers)\n";
+  out << "grid    " << s.grid_width << "x" << s.grid_height << " " << sim::name(s.topology);
+  if (!s.placement.blocks.empty())
+    out << "; block " << s.placement.blocks[0].rows << "x" << s.placement.blocks[0].cols << " per layer";
+  out << ", placement " << s.placement_name << "\n";
+  out << "step    " << s.tokens << " tokens in " << wavefronts << " wavefronts of " << s.tokens_per_wavefront
+      << ", injected every " << s.injection_interval << " cycles; " << s.steps
+      << (s.steps == 1 ? " step" : " steps") << "\n";
+  out << "arith   " << workloads::name(s.arithmetic) << ", seed " << s.seed << "\n";
+  out << "energy  " << s.prices.preset << ": " << format_number(s.prices.hop_pj) << " pJ/byte-hop, "
+      << format_number(s.prices.sram_pj) << " pJ/SRAM byte, " << format_number(s.prices.flop_pj)
+      << " pJ/flop\n";
+}
+
+void write_results_table(std::ostream& out, const std::vector<workloads::RunResult>& results,
+                         const sim::EnergyPrices& prices, const std::vector<std::string>& rows) {
+  std::vector<std::vector<Metric>> metrics;
+  for (const auto& r : results) metrics.push_back(run_metrics(r, prices));
+  std::optional<std::size_t> forward;
+  for (std::size_t i = 0; i < results.size() && !forward; ++i)
+    if (results[i].schedule == "forward") forward = i;
+
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header{"metric", "unit"};
+  for (const auto& r : results) header.push_back(r.schedule);
+  if (forward)
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (i != *forward) header.push_back(results[i].schedule + "/forward");
+  cells.push_back(std::move(header));
+
+  for (const auto& name : rows) {
+    if (metrics.empty()) break;
+    const Metric* first = lookup(metrics.front(), name);
+    if (first == nullptr) continue;
+    std::vector<std::string> row{name, first->unit};
+    for (const auto& m : metrics) {
+      const Metric* v = lookup(m, name);
+      row.push_back(v == nullptr ? "-" : format_metric(*v));
+    }
+    if (forward) {
+      const Metric* base = lookup(metrics[*forward], name);
+      for (std::size_t i = 0; i < metrics.size(); ++i) {
+        if (i == *forward) continue;
+        const Metric* v = lookup(metrics[i], name);
+        row.push_back(v == nullptr || base == nullptr ? "-"
+                                                      : format_ratio(v->as_double(), base->as_double()));
+      }
+    }
+    cells.push_back(std::move(row));
+  }
+
+  std::vector<std::size_t> widths(cells.front().size(), 0);
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      if (c > 0) line += "  ";
+      line += c < 2 ? row[c] + pad : pad + row[c];  // names left, numbers right
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
+  }
+}
+
+}  // namespace spatialsim::analysis

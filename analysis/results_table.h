@@ -1,0 +1,48 @@
+#pragma once
+// The console view of a run: a few header lines describing the model and the machine, then one row per
+// main metric and one column per schedule, with ratios to `forward` when it ran (MODEL.md section 3).
+// The rows are names of run_metrics() (analysis/run_metrics.h), the one schema of measured figures: the
+// table knows no metric by itself, it only picks and formats.
+//
+// Usage:
+//   write_setup_header(std::cout, setup);
+//   write_results_table(std::cout, results, setup.prices);   // rows: default_table_rows()
+//   format_number(1234567.0) == "1.235e6";  format_number(std::uint64_t{999999}) == "999999"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/energy_prices.h"
+#include "workloads/run_setup.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::analysis {
+
+// The metrics shown by default, in order: byte_hops in total, by phase and by kind; in-flight storage;
+// depth and makespan; flops and SRAM bytes; energy in total and by term; events, overflowed tiles, wall
+// time and the final loss. The (phase, kind) cells and the remaining figures are in the HDF5 file.
+const std::vector<std::string>& default_table_rows();
+
+// Integers below 1e6 exactly; larger ones as 4 significant digits, "1.235e6".
+std::string format_number(std::uint64_t value);
+// NaN as "-"; |v| in [1e-3, 1e6) with up to 6 significant digits ("0.125", "1234.5"); otherwise
+// "1.235e6" / "2.5e-4".
+std::string format_number(double value);
+// A ratio with up to 4 significant digits ("2.8", "1", "0.3333"); "-" when it is not defined.
+std::string format_ratio(double numerator, double denominator);
+
+// "model", "grid", "step", "arith" and "energy" lines: widths, grid WxH and topology, block and
+// placement, tokens and wavefronts, arithmetic and seed, energy preset and the prices used.
+void write_setup_header(std::ostream& out, const workloads::RunSetup& setup);
+
+// Contract: one column per result in the order given and, when a result's schedule is `forward`, one
+// `<schedule>/forward` column for every other result. A ratio whose forward value is 0 or not a number
+// prints "-". A row whose metric is not in run_metrics() is skipped (a renamed metric must not break the
+// console). Columns are right-aligned; the output ends with a newline.
+void write_results_table(std::ostream& out, const std::vector<workloads::RunResult>& results,
+                         const sim::EnergyPrices& prices,
+                         const std::vector<std::string>& rows = default_table_rows());
+
+}  // namespace spatialsim::analysis

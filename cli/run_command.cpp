@@ -1,0 +1,148 @@
+// `spatialsim run` (also what `spatialsim` does with no command): simulates the configured model under
+// each schedule listed in `schedule`, on the same setup, prints a table (analysis/results_table.h) and
+// writes the results file `out` (analysis/results_writer.h, docs/hdf5.md).
+//
+//   spatialsim run --schedule=forward,backprop --model.depth=8 --out=depth8.h5
+//
+// Everything that can be wrong with the input is found before anything runs: the schedule names, options
+// of schedules that are not selected, the setup, machine.on_overflow and whether `out` can be written.
+// Exit codes (cli/command.h): 0; 2 for bad input (one line from main); 3 when a tile exceeded
+// machine.sram_bytes and machine.on_overflow = error (the results file is written all the same, with the
+// overflows in it); 1 if the results file could not be written after the run.
+
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/hdf5_file.h"
+#include "analysis/results_table.h"
+#include "analysis/results_writer.h"
+#include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/embedded_default_config.h"
+#include "sim/option_spec.h"
+#include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::cli {
+namespace {
+
+const sim::OptionRegistration options{
+    {"machine.on_overflow", "choice",
+     "error (exit code 3) | report (warn on stderr): what a run does when a tile holds more than "
+     "machine.sram_bytes; either way the overflows are printed and recorded in `out`"},
+};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+// The selected schedules, in the order given. Each must be registered, once.
+std::vector<std::string> selected_schedules(const sim::Config& config) {
+  const auto registered = workloads::ScheduleRegistry::names();
+  const auto names = config.get_string_list("schedule");
+  if (names.empty())
+    config.fail("schedule", "must name at least one schedule; registered: " + joined(registered));
+  std::set<std::string> seen;
+  for (const auto& n : names) {
+    if (!workloads::ScheduleRegistry::contains(n))
+      config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + joined(registered));
+    if (!seen.insert(n).second) config.fail("schedule", "names " + n + " twice; list each schedule once");
+  }
+  return names;
+}
+
+// A schedule's options are the keys of the section named after it (workloads/schedules/i_schedule.h).
+// Setting one for a schedule that does not run is almost always a mistake (a typo in `schedule`, or a
+// forgotten one), and silently ignoring it would report a run the user did not ask for.
+void reject_options_of_unselected_schedules(const sim::Config& config,
+                                            const std::vector<std::string>& selected) {
+  const std::set<std::string> chosen(selected.begin(), selected.end());
+  for (const auto& key : config.keys()) {
+    const auto dot = key.find('.');
+    if (dot == std::string::npos) continue;
+    const std::string section = key.substr(0, dot);
+    if (!workloads::ScheduleRegistry::contains(section) || chosen.count(section) != 0) continue;
+    if (!config.is_explicit(key)) continue;
+    throw sim::ConfigError(key, key + " is an option of schedule " + section +
+                                    ", which is not selected (schedule = " + config.raw("schedule") +
+                                    "); remove it or add " + section + " to schedule");
+  }
+}
+
+// One line per overflowed tile, on stderr. Returns how many there were over all schedules.
+std::size_t report_overflows(const std::vector<workloads::RunResult>& results, std::uint64_t capacity) {
+  std::size_t count = 0;
+  for (const auto& r : results) {
+    for (const auto& o : r.overflows) {
+      ++count;
+      std::cerr << "spatialsim: storage overflow: schedule " << r.schedule << ", tile " << o.tile << " (x "
+                << o.tile % r.grid_width << ", y " << o.tile / r.grid_width
+                << "): exceeded machine.sram_bytes = " << capacity << " by " << o.excess_bytes << " bytes ("
+                << sim::name(o.category) << " write at cycle " << o.first_cycle << ")\n";
+    }
+  }
+  return count;
+}
+
+class RunCommand final : public Command {
+ public:
+  int execute(const sim::Config& config) override {
+    const auto schedules = selected_schedules(config);
+    reject_options_of_unselected_schedules(config, schedules);
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    const bool stop_on_overflow = config.get_choice("machine.on_overflow", {"error", "report"}) == "error";
+    const std::string out = config.get_string("out");
+    try {
+      analysis::Hdf5File::check_writable(out, "out");
+    } catch (const analysis::OutputError& e) {
+      throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
+    }
+
+    std::vector<workloads::RunResult> results;
+    for (const auto& name : schedules) results.push_back(workloads::run_schedule(setup, config, name));
+
+    analysis::write_setup_header(std::cout, setup);
+    std::cout << '\n';
+    analysis::write_results_table(std::cout, results, setup.prices);
+    std::cout.flush();
+
+    try {
+      analysis::Hdf5File file(out);
+      analysis::write_results(file, config, setup, results, kProgramVersion);
+      file.commit();
+    } catch (const analysis::OutputError& e) {
+      std::cerr << error_line(e.what()) << '\n';
+      return kExitCheckFailed;
+    }
+
+    const std::size_t overflows = report_overflows(results, setup.timing.sram_bytes_per_tile);
+    if (overflows == 0) return kExitOk;
+    const std::string where = std::to_string(overflows) + " tile overflow(s) of machine.sram_bytes = " +
+                              std::to_string(setup.timing.sram_bytes_per_tile) + " recorded in " + out;
+    if (stop_on_overflow) {
+      std::cerr << error_line(where +
+                              " (machine.on_overflow = error); raise machine.sram_bytes, shrink the "
+                              "run, or set machine.on_overflow=report")
+                << '\n';
+      return kExitStorageOverflow;
+    }
+    std::cerr << "spatialsim: warning: " << where << " (machine.on_overflow = report)\n";
+    return kExitOk;
+  }
+};
+
+const CommandRegistry::Registration registration{
+    "run", "simulate the configured model under each schedule in `schedule`; print a table and write `out`",
+    [](const sim::Config&) { return std::make_unique<RunCommand>(); }};
+
+}  // namespace
+}  // namespace spatialsim::cli

@@ -1,0 +1,148 @@
+// The console table: number formats, one column per schedule, ratios to forward ("-" where forward is 0)
+// and the setup header.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/results_table.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+// The whitespace-separated cells of the table line that starts with `metric`; empty if there is none.
+std::vector<std::string> row_of(const std::string& table, const std::string& metric) {
+  std::istringstream lines(table);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> cells;
+    for (std::string w; words >> w;) cells.push_back(w);
+    if (!cells.empty() && cells.front() == metric) return cells;
+  }
+  return {};
+}
+
+workloads::RunResult run_with(const std::string& schedule, std::uint64_t forward_lane_hops,
+                              std::uint64_t backward_psum_hops, std::uint64_t peak_stash) {
+  workloads::RunResult r;
+  r.schedule = schedule;
+  r.counters.byte_hops.at(sim::Phase::forward, sim::MessageKind::lane) = forward_lane_hops;
+  r.counters.byte_hops.at(sim::Phase::backward, sim::MessageKind::psum) = backward_psum_hops;
+  r.counters.peak_stash_bytes = peak_stash;
+  r.counters.depth = 10;
+  return r;
+}
+
+const sim::EnergyPrices kPrices{"test", 0.5, 1.0, 0.1};
+
+TEST(FormatNumber, IntegersExactBelowAMillionThenScientific) {
+  EXPECT_EQ(format_number(std::uint64_t{0}), "0");
+  EXPECT_EQ(format_number(std::uint64_t{999999}), "999999");
+  EXPECT_EQ(format_number(std::uint64_t{1000000}), "1e6");
+  EXPECT_EQ(format_number(std::uint64_t{1234567}), "1.235e6");
+  EXPECT_EQ(format_number(std::uint64_t{1200000000}), "1.2e9");
+}
+
+TEST(FormatNumber, Doubles) {
+  EXPECT_EQ(format_number(0.0), "0");
+  EXPECT_EQ(format_number(0.125), "0.125");
+  EXPECT_EQ(format_number(1234.5), "1234.5");
+  EXPECT_EQ(format_number(2.5e-4), "2.5e-4");
+  EXPECT_EQ(format_number(-3.0e7), "-3e7");
+  EXPECT_EQ(format_number(999999.9), "1e6");  // rounds up to the next form, not "1e+06"
+  EXPECT_EQ(format_number(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
+TEST(FormatRatio, SignificantDigitsAndUndefined) {
+  EXPECT_EQ(format_ratio(280, 100), "2.8");
+  EXPECT_EQ(format_ratio(100, 100), "1");
+  EXPECT_EQ(format_ratio(1, 3), "0.3333");
+  EXPECT_EQ(format_ratio(0, 5), "0");
+  EXPECT_EQ(format_ratio(5, 0), "-");
+  EXPECT_EQ(format_ratio(0, 0), "-");
+  EXPECT_EQ(format_ratio(1, std::numeric_limits<double>::quiet_NaN()), "-");
+  EXPECT_EQ(format_ratio(123456, 2), "6.173e4");
+}
+
+TEST(ResultsTable, RatiosToForward) {
+  const std::vector<workloads::RunResult> runs = {run_with("forward", 400, 0, 0),
+                                                  run_with("backprop", 500, 300, 64),
+                                                  run_with("checkpoint", 600, 200, 32)};
+  std::ostringstream out;
+  write_results_table(out, runs, kPrices);
+  const std::string table = out.str();
+
+  EXPECT_EQ(row_of(table, "metric"),
+            (std::vector<std::string>{"metric", "unit", "forward", "backprop", "checkpoint",
+                                      "backprop/forward", "checkpoint/forward"}));
+  // Forward traffic: 400, 500, 600 -> 1.25, 1.5.
+  EXPECT_EQ(row_of(table, "byte_hops_forward"),
+            (std::vector<std::string>{"byte_hops_forward", "byte-hops", "400", "500", "600", "1.25", "1.5"}));
+  // Totals include the backward traffic: 400, 800, 800 -> 2, 2.
+  EXPECT_EQ(row_of(table, "byte_hops"),
+            (std::vector<std::string>{"byte_hops", "byte-hops", "400", "800", "800", "2", "2"}));
+  // Forward has no backward traffic and no stash: the ratio is not defined.
+  EXPECT_EQ(row_of(table, "byte_hops_backward"),
+            (std::vector<std::string>{"byte_hops_backward", "byte-hops", "0", "300", "200", "-", "-"}));
+  EXPECT_EQ(row_of(table, "peak_stash_bytes"),
+            (std::vector<std::string>{"peak_stash_bytes", "bytes", "0", "64", "32", "-", "-"}));
+  EXPECT_EQ(row_of(table, "depth"), (std::vector<std::string>{"depth", "hops", "10", "10", "10", "1", "1"}));
+  // Energy follows the prices: 400 byte-hops x 0.5 pJ.
+  EXPECT_EQ(row_of(table, "energy_hop_pj"),
+            (std::vector<std::string>{"energy_hop_pj", "pJ", "200", "400", "400", "2", "2"}));
+  // No loss in counting mode.
+  EXPECT_EQ(row_of(table, "final_loss"),
+            (std::vector<std::string>{"final_loss", "1", "-", "-", "-", "-", "-"}));
+  // The (phase, kind) cells are left to the file.
+  EXPECT_TRUE(row_of(table, "byte_hops_forward_lane").empty());
+  for (const auto& name : default_table_rows()) EXPECT_FALSE(row_of(table, name).empty()) << name;
+}
+
+TEST(ResultsTable, ForwardNeedNotComeFirst) {
+  const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64),
+                                                  run_with("forward", 200, 0, 0)};
+  std::ostringstream out;
+  write_results_table(out, runs, kPrices);
+  EXPECT_EQ(row_of(out.str(), "byte_hops"),
+            (std::vector<std::string>{"byte_hops", "byte-hops", "600", "200", "3"}));
+}
+
+TEST(ResultsTable, NoRatiosWithoutForwardAndUnknownRowsSkipped) {
+  const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64)};
+  std::ostringstream out;
+  write_results_table(out, runs, kPrices, {"byte_hops", "no_such_metric", "depth"});
+  EXPECT_EQ(out.str(),
+            "metric     unit       backprop\n"
+            "byte_hops  byte-hops       600\n"
+            "depth      hops             10\n");
+}
+
+TEST(ResultsTable, SetupHeader) {
+  workloads::RunSetup s;
+  s.model.widths = {32, 64, 10};
+  s.grid_width = 4;
+  s.grid_height = 2;
+  s.placement_name = "zigzag";
+  s.placement.blocks = {mappings::BlockLayout{.rows = 2, .cols = 2},
+                        mappings::BlockLayout{.rows = 2, .cols = 2}};
+  s.tokens = 64;
+  s.tokens_per_wavefront = 8;
+  s.injection_interval = 3;
+  s.arithmetic = workloads::Arithmetic::none;
+  s.prices = {"dally2023", 0.4, 1.0, 0.1};
+  std::ostringstream out;
+  write_setup_header(out, s);
+  const std::string h = out.str();
+  EXPECT_NE(h.find("widths 32,64,10 (2 layers)"), std::string::npos) << h;
+  EXPECT_NE(h.find("4x2 mesh; block 2x2 per layer, placement zigzag"), std::string::npos) << h;
+  EXPECT_NE(h.find("64 tokens in 8 wavefronts of 8"), std::string::npos) << h;
+  EXPECT_NE(h.find("arith   none"), std::string::npos) << h;
+  EXPECT_NE(h.find("dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos) << h;
+}
+
+}  // namespace
+}  // namespace spatialsim::analysis

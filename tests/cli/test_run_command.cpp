@@ -1,0 +1,190 @@
+// `spatialsim run` (and `kernel --out`) end to end through the built binary: exit codes, one-line errors,
+// what lands in the results file, counting mode against arithmetic mode, storage overflows.
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/analysis/hdf5_test_support.h"
+
+namespace spatialsim::cli {
+namespace {
+
+using analysis::testing::read_all;
+
+struct BinaryRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+class RunCommandTest : public analysis::testing::ScratchDirTest {
+ protected:
+  // Runs the binary with `args` in the scratch directory (so that the default `out` lands there).
+  BinaryRun run(const std::string& args) const {
+    const std::string out_path = path("stdout.txt");
+    const std::string err_path = path("stderr.txt");
+    const std::string command = "cd '" + m_dir.string() + "' && '" + SPATIALSIM_BINARY + "' " + args + " >'" +
+                                out_path + "' 2>'" + err_path + "'";
+    const int status = std::system(command.c_str());
+    auto slurp = [](const std::string& p) {
+      std::ifstream in(p);
+      std::stringstream s;
+      s << in.rdbuf();
+      return s.str();
+    };
+    BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+    std::filesystem::remove(out_path);
+    std::filesystem::remove(err_path);
+    return r;
+  }
+
+  static std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+  std::vector<std::uint64_t> uint_array(const std::string& file, const std::string& dataset) const {
+    H5::H5File in(path(file), H5F_ACC_RDONLY);
+    return read_all<std::uint64_t>(in.openDataSet(dataset), H5::PredType::NATIVE_UINT64);
+  }
+};
+
+TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
+  const BinaryRun r = run("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("byte_hops_forward"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("placement zigzag"), std::string::npos) << r.out;
+  EXPECT_EQ(dir_entries(), (std::vector<std::string>{"spatialsim.h5"}));  // no temporary left behind
+  H5::H5File in(path("spatialsim.h5"), H5F_ACC_RDONLY);
+  EXPECT_TRUE(in.nameExists("/runs/forward/byte_hops"));
+  EXPECT_FALSE(in.nameExists("/runs/backprop"));
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward");
+}
+
+TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {
+  const BinaryRun r = run("--out=" + path("missing/dir/r.h5"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("spatialsim: error: out = "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");  // nothing ran
+  EXPECT_TRUE(dir_entries().empty());
+}
+
+TEST_F(RunCommandTest, UnknownScheduleIsBadInput) {
+  const BinaryRun r = run("--schedule=forward,bakprop");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("schedule = \"forward,bakprop\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"bakprop\" is not a schedule; registered: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("backprop"), std::string::npos) << r.err;
+  EXPECT_TRUE(dir_entries().empty());
+}
+
+TEST_F(RunCommandTest, OptionOfAnUnselectedScheduleIsBadInput) {
+  const BinaryRun r = run("--schedule=forward --backprop.xstash=rebroadcast");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "spatialsim: error: backprop.xstash is an option of schedule backprop, which is not selected "
+            "(schedule = forward); remove it or add backprop to schedule\n");
+  // Selected, the same option is fine.
+  EXPECT_EQ(run("--schedule=forward,backprop --backprop.xstash=rebroadcast").exit_code, 0);
+}
+
+TEST_F(RunCommandTest, EveryScheduleGetsItsGroup) {
+  const BinaryRun r = run("--schedule=forward,backprop --out=two.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("backprop/forward"), std::string::npos) << r.out;
+  H5::H5File in(path("two.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::read_variable_strings(in.openDataSet("/runs/schedules")),
+            (std::vector<std::string>{"forward", "backprop"}));
+  for (const char* g : {"/runs/forward", "/runs/backprop"}) {
+    EXPECT_TRUE(in.nameExists(std::string(g) + "/byte_hops_by_phase_kind")) << g;
+    EXPECT_TRUE(in.nameExists(std::string(g) + "/tiles/energy_pj")) << g;
+  }
+  const auto backward = read_all<std::uint64_t>(in.openDataSet("/runs/backprop/byte_hops_backward"),
+                                                H5::PredType::NATIVE_UINT64);
+  EXPECT_GT(backward.at(0), 0u);
+}
+
+// MODEL.md section 8: counting mode gives the counts of arithmetic mode.
+TEST_F(RunCommandTest, CountingModeCountsWhatArithmeticModeCounts) {
+  ASSERT_EQ(run("--schedule=forward,backprop --sim.arith=none --out=none.h5").exit_code, 0);
+  ASSERT_EQ(run("--schedule=forward,backprop --sim.arith=fp32 --out=fp32.h5").exit_code, 0);
+  for (const char* s : {"forward", "backprop"}) {
+    SCOPED_TRACE(s);
+    const std::string g = std::string("/runs/") + s;
+    for (const char* d : {"/byte_hops_by_phase_kind", "/bytes_by_phase_kind", "/byte_hops",
+                          "/inflight_byte_cycles", "/depth", "/tiles/byte_hops_sent"})
+      EXPECT_EQ(uint_array("none.h5", g + d), uint_array("fp32.h5", g + d)) << d;
+  }
+  H5::H5File none(path("none.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::dims_of(none.openDataSet("/runs/forward/loss")), (std::vector<hsize_t>{0}));
+  H5::H5File fp32(path("fp32.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::dims_of(fp32.openDataSet("/runs/forward/loss")), (std::vector<hsize_t>{1}));
+}
+
+TEST_F(RunCommandTest, OverflowWithOnOverflowErrorExitsThreeAndStillWritesTheFile) {
+  const BinaryRun r =
+      run("--schedule=backprop --machine.sram_bytes=16 --machine.on_overflow=error --out=o.h5");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "storage overflow: schedule backprop, tile 0 (x 0, y 0): exceeded machine.sram_bytes = 16 by "),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("spatialsim: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("machine.on_overflow = error"), std::string::npos) << r.err;
+  H5::H5File in(path("o.h5"), H5F_ACC_RDONLY);
+  const auto tiles =
+      read_all<std::uint64_t>(in.openDataSet("/runs/backprop/overflows/tile"), H5::PredType::NATIVE_UINT64);
+  const auto excess = read_all<std::uint64_t>(in.openDataSet("/runs/backprop/overflows/excess_bytes"),
+                                              H5::PredType::NATIVE_UINT64);
+  ASSERT_FALSE(tiles.empty());
+  EXPECT_EQ(read_all<std::uint64_t>(in.openDataSet("/runs/backprop/storage_overflow_tiles"),
+                                    H5::PredType::NATIVE_UINT64)
+                .at(0),
+            tiles.size());
+  // The first line names the first recorded tile and its excess.
+  EXPECT_NE(r.err.find("tile " + std::to_string(tiles[0])), std::string::npos);
+  EXPECT_NE(r.err.find("by " + std::to_string(excess[0]) + " bytes"), std::string::npos) << r.err;
+}
+
+TEST_F(RunCommandTest, OverflowWithOnOverflowReportOnlyRecords) {
+  const BinaryRun r = run("--schedule=backprop --machine.sram_bytes=16 --out=o.h5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("spatialsim: warning: "), std::string::npos) << r.err;
+  H5::H5File in(path("o.h5"), H5F_ACC_RDONLY);
+  EXPECT_TRUE(in.nameExists("/runs/backprop/overflows/excess_bytes"));
+}
+
+TEST_F(RunCommandTest, KernelWritesItsFileOnlyWhenOutIsGiven) {
+  ASSERT_EQ(run("kernel --grid 4x4").exit_code, 0);
+  EXPECT_TRUE(dir_entries().empty());  // the default out is the run command's file: not written
+  const BinaryRun r =
+      run("kernel --grid 4x4 --kernel.name=allreduce-centre --machine.link_bytes_per_cycle=2 --out=k.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  H5::H5File in(path("k.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "kernel"), "allreduce-centre");
+  const auto hops = uint_array("k.h5", "/kernels/allreduce-centre/byte_hops");
+  const auto cells = uint_array("k.h5", "/kernels/allreduce-centre/byte_hops_by_phase_kind");
+  std::uint64_t sum = 0;
+  for (auto c : cells) sum += c;
+  EXPECT_EQ(hops.at(0), sum);
+  EXPECT_NE(r.out.find("byte_hops = " + std::to_string(hops.at(0))), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bound.cycles = " +
+                       std::to_string(uint_array("k.h5", "/kernels/allreduce-centre/bound/cycles").at(0))),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("kernel --grid 4x4 --out=" + path("missing/k.h5")).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
