@@ -107,8 +107,7 @@ class RunCommand final : public Command {
       throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
     }
 
-    std::vector<workloads::RunResult> results;
-    for (const auto& name : schedules) results.push_back(workloads::run_schedule(setup, config, name));
+    const std::vector<workloads::RunResult> results = workloads::run_schedules(setup, config, schedules);
 
     analysis::write_setup_header(std::cout, setup);
     std::cout << '\n';

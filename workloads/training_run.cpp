@@ -1,6 +1,10 @@
 #include "workloads/training_run.h"
 
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
 #include <chrono>
+#include <memory>
 
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
@@ -68,6 +72,17 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
                : run_with<float>(setup, config, *schedule, std::move(result));
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
+                                     const std::vector<std::string>& schedules) {
+  std::vector<RunResult> results(schedules.size());
+  std::unique_ptr<tbb::global_control> limit;
+  if (setup.threads != 0)
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
+  tbb::parallel_for(std::size_t{0}, schedules.size(),
+                    [&](std::size_t k) { results[k] = run_schedule(setup, config, schedules[k]); });
+  return results;
 }
 
 }  // namespace spatialsim::workloads

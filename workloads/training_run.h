@@ -35,4 +35,10 @@ struct RunResult {
 
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule);
 
+// Runs several schedules on the same setup, in parallel on up to setup.threads worker threads (0: all
+// cores). Each run is independent and deterministic, so the results, returned in the order of
+// `schedules`, do not depend on the thread count.
+std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
+                                     const std::vector<std::string>& schedules);
+
 }  // namespace spatialsim::workloads
