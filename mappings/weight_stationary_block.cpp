@@ -63,10 +63,12 @@ std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t 
 }
 
 template <typename T>
-sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t to_i,
-                                               std::uint32_t to_j, std::uint64_t bytes, MessageKind kind, Phase phase,
-                                               std::uint32_t depth, ValuesPtr<T> payload) const {
-  return sim::Message{.dst = tile(to_i, to_j),
+sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
+                                               std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
+                                               std::uint64_t bytes, MessageKind kind, Phase phase, std::uint32_t depth,
+                                               ValuesPtr<T> payload) const {
+  return sim::Message{.src = tile(from_i, from_j),
+                      .dst = tile(to_i, to_j),
                       .bytes = bytes,
                       .kind = kind,
                       .phase = phase,
@@ -99,12 +101,17 @@ void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weight
 }
 
 template <typename T>
+std::uint64_t WeightStationaryBlock<T>::parameter_count(std::uint32_t tile_index) const {
+  const TileSlice& t = m_tiles[tile_index];
+  const bool holds_bias = m_spec.has_bias && t.row == m_spec.layout.output_row();
+  return std::uint64_t{m_rows[t.row].size} * m_cols[t.col].size + (holds_bias ? m_cols[t.col].size : 0);
+}
+
+template <typename T>
 void WeightStationaryBlock<T>::record_resident_storage(sim::Engine& engine, bool with_gradients) const {
-  for (const TileSlice& t : m_tiles) {
-    const bool holds_bias = m_spec.has_bias && t.row == m_spec.layout.output_row();
-    const std::uint64_t elements =
-        std::uint64_t{m_rows[t.row].size} * m_cols[t.col].size + (holds_bias ? m_cols[t.col].size : 0);
-    const std::uint64_t bytes = elements * m_spec.bytes.weight;
+  for (std::uint32_t k = 0; k < m_tiles.size(); ++k) {
+    const TileSlice& t = m_tiles[k];
+    const std::uint64_t bytes = parameter_count(k) * m_spec.bytes.weight;
     engine.store(t.id, StorageCategory::weights, bytes, m_spec.layer);
     if (with_gradients) engine.store(t.id, StorageCategory::optimizer, bytes, m_spec.layer);
   }
@@ -136,7 +143,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col())
-    engine.send(message(BlockPort::lane, wf, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
+    engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x), ready);
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
@@ -175,7 +182,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
     finish_column(engine, wf, j, std::move(sum), depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    engine.send(message(BlockPort::psum, wf, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
+    engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, std::move(sum)),
                 ready);
   }
 }
@@ -253,7 +260,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   TileSlice& t = m_tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    engine.send(message(BlockPort::grad_column, wf, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
+    engine.send(message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane, Phase::backward, depth,
                         dz),
                 ready);
   }
@@ -269,7 +276,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   }
   if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
                         Phase::backward, depth, bs.x),
                 ready);
   }
@@ -296,7 +303,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
                                                    std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   if (j != L.exit_col()) {
-    engine.send(message(BlockPort::rebroadcast, wf, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
+    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i), MessageKind::rebroadcast,
                         Phase::backward, depth, x),
                 ready);
   }
@@ -349,7 +356,7 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t 
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    engine.send(message(BlockPort::grad_share, wf, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
+    engine.send(message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum, Phase::backward, depth,
                         std::move(sum)),
                 ready);
   }

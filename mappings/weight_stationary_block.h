@@ -96,6 +96,8 @@ class WeightStationaryBlock {
   void collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const;
   void zero_gradients();
 
+  // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).
+  std::uint64_t parameter_count(std::uint32_t tile_index) const;
   const BlockSpec& spec() const { return m_spec; }
   const std::vector<Range>& row_ranges() const { return m_rows; }  // I_i
   const std::vector<Range>& col_ranges() const { return m_cols; }  // J_j
@@ -149,7 +151,8 @@ class WeightStationaryBlock {
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
-  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t to_i, std::uint32_t to_j,
+  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
+                       std::uint32_t to_i, std::uint32_t to_j,
                        std::uint64_t bytes, sim::MessageKind kind, sim::Phase phase, std::uint32_t depth,
                        ValuesPtr<T> payload) const;
 

@@ -97,18 +97,18 @@ void LossStage<T>::try_reduce(sim::Engine& engine, std::uint32_t wf, std::uint32
   }
   const auto last = static_cast<std::uint32_t>(m_setup.cols.size() - 1);
   if (col < last) {
-    send(engine, m_setup.reduce_port, wf, col + 1, running, c.depth, c.ready);
+    send(engine, m_setup.reduce_port, wf, col, col + 1, running, c.depth, c.ready);
     return;
   }
   // The last column holds the total: broadcast it back along the chain, and finish here.
-  if (col > 0) send(engine, m_setup.broadcast_port, wf, col - 1, running, c.depth, c.ready);
+  if (col > 0) send(engine, m_setup.broadcast_port, wf, col, col - 1, running, c.depth, c.ready);
   finish(engine, wf, col, running);
 }
 
 template <typename T>
-void LossStage<T>::send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t to_col,
-                        ValuesPtr<T> lse, std::uint32_t depth, Cycle ready) {
-  engine.send(sim::Message{.src = 0,
+void LossStage<T>::send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t from_col,
+                        std::uint32_t to_col, ValuesPtr<T> lse, std::uint32_t depth, Cycle ready) {
+  engine.send(sim::Message{.src = m_setup.output_tiles[from_col],
                            .dst = m_setup.output_tiles[to_col],
                            .bytes = scalar_bytes(wf),
                            .kind = sim::MessageKind::scalar,
@@ -132,7 +132,7 @@ void LossStage<T>::on_message(sim::Engine& engine, const sim::Message& m) {
     c.have_incoming = true;
     try_reduce(engine, m.serial, m.slot);
   } else if (m.port == m_setup.broadcast_port) {
-    if (m.slot > 0) send(engine, m_setup.broadcast_port, m.serial, m.slot - 1, mappings::values_of<T>(m), c.depth, c.ready);
+    if (m.slot > 0) send(engine, m_setup.broadcast_port, m.serial, m.slot, m.slot - 1, mappings::values_of<T>(m), c.depth, c.ready);
     finish(engine, m.serial, m.slot, mappings::values_of<T>(m));
   } else {
     throw std::logic_error("loss stage: unknown port");

@@ -84,7 +84,7 @@ class LossStage {
   void try_start(sim::Engine& engine, std::uint32_t wf, std::uint32_t col);
   void try_reduce(sim::Engine& engine, std::uint32_t wf, std::uint32_t col);
   void finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, const mappings::ValuesPtr<T>& total_lse);
-  void send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t to_col,
+  void send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t from_col, std::uint32_t to_col,
             mappings::ValuesPtr<T> lse, std::uint32_t depth, sim::Cycle ready);
 
   LossStageSetup m_setup;

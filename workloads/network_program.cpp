@@ -84,7 +84,15 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
   if (m_setup.with_values && data == nullptr) throw std::logic_error("network: arithmetic mode needs step data");
   m_data = data;
   m_loss->reset(m_setup.model.outputs());
-  for (const auto& b : m_blocks) b->record_resident_storage(engine, m_schedule.runs_backward());
+  for (std::uint32_t l = 0; l < layers(); ++l) {
+    m_blocks[l]->record_resident_storage(engine, m_schedule.runs_backward());
+    if (m_optimizer == nullptr || !m_schedule.runs_backward()) continue;
+    const auto& tiles = m_blocks[l]->tiles();
+    for (std::uint32_t k = 0; k < tiles.size(); ++k) {
+      engine.store(tiles[k].id, StorageCategory::optimizer,
+                   m_blocks[l]->parameter_count(k) * m_optimizer->state_per_parameter() * m_setup.bytes.weight, l);
+    }
+  }
   for (std::uint32_t wf = 0; wf < m_setup.wavefront_tokens.size(); ++wf) {
     engine.post_local(sim::Message{.dst = m_blocks[0]->lane_entry_tile(0),
                                    .port = static_cast<std::uint32_t>(Port::inject),
@@ -173,6 +181,9 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
     case Port::loss_reduce:
     case Port::loss_broadcast:
       m_loss->on_message(engine, m);
+      return;
+    case Port::update:
+      update_tile(engine, m.group, m.slot);
       return;
   }
   throw std::logic_error("network: unknown port");
@@ -300,6 +311,56 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   const std::uint32_t depth = a.depth;
   a = Assembly{};
   block.start_backward(engine, m.serial, col, std::move(dy), depth, engine.now());
+}
+
+template <typename T>
+void NetworkProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) {
+  m_optimizer = optimizer;
+  m_lr = lr;
+  m_optimizer_state.assign(layers(), {});
+  if (optimizer == nullptr) return;
+  for (std::uint32_t l = 0; l < layers(); ++l) {
+    for (std::uint32_t k = 0; k < m_blocks[l]->tiles().size(); ++k) {
+      const std::size_t n = m_setup.with_values ? m_blocks[l]->parameter_count(k) : 0;
+      m_optimizer_state[l].emplace_back(n * optimizer->state_per_parameter(), T{0});
+    }
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::schedule_update(sim::Engine& engine) {
+  if (m_optimizer == nullptr) return;
+  ++m_update_count;
+  for (std::uint32_t l = 0; l < layers(); ++l) {
+    const auto& tiles = m_blocks[l]->tiles();
+    for (std::uint32_t k = 0; k < tiles.size(); ++k) {
+      engine.post_local(sim::Message{.dst = tiles[k].id,
+                                     .phase = Phase::update,
+                                     .port = static_cast<std::uint32_t>(Port::update),
+                                     .group = l,
+                                     .slot = k},
+                        engine.now());
+    }
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index) {
+  auto& t = m_blocks[layer]->tiles()[tile_index];
+  const std::uint64_t parameters = m_blocks[layer]->parameter_count(tile_index);
+  const std::uint32_t state = m_optimizer->state_per_parameter();
+  // Reads parameter, gradient and state; writes parameter and state; all on the tile itself.
+  engine.access_sram(t.id, parameters * (3 + 2 * state) * m_setup.bytes.weight, Phase::update);
+  engine.compute(t.id, 2 * parameters * m_optimizer->multiply_adds_per_parameter(), Phase::update, engine.now());
+  if (!m_setup.with_values) return;
+  std::vector<T>& s = m_optimizer_state[layer][tile_index];
+  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), m_lr, m_update_count);
+  if (!t.bias.empty()) {  // the bias's state follows the weights' state
+    m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(), m_lr,
+                        m_update_count);
+  }
+  std::fill(t.grad.values().begin(), t.grad.values().end(), T{0});
+  std::fill(t.bias_grad.begin(), t.bias_grad.end(), T{0});
 }
 
 template <typename T>

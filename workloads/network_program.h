@@ -21,6 +21,7 @@
 #include "workloads/data.h"
 #include "workloads/loss_stage.h"
 #include "workloads/model_spec.h"
+#include "workloads/optimizers/i_optimizer.h"
 #include "workloads/parameters.h"
 #include "workloads/schedules/i_schedule.h"
 
@@ -50,6 +51,12 @@ class NetworkProgram final : public sim::MessageHandler,
   // injections; `data` may be null in counting mode.
   void start_step(sim::Engine& engine, const StepData* data);
 
+  // The optimizer every tile applies after each step (null: no update), with its learning rate.
+  void set_optimizer(const Optimizer* optimizer, double lr);
+  // Once the step has drained: every tile updates its own slice at now() (phase update, no traffic).
+  // Run the engine again to process the updates.
+  void schedule_update(sim::Engine& engine);
+
   double loss() const { return m_loss->loss(); }
   const sim::Matrix<double>& outputs() const { return m_loss->outputs(); }
   NetworkParameters gradients() const;
@@ -74,6 +81,7 @@ class NetworkProgram final : public sim::MessageHandler,
     redistribute_backward,
     loss_reduce,
     loss_broadcast,
+    update,
   };
   // Pieces of a lane input (forward) or of an output gradient (backward) arriving from several tiles.
   struct Assembly {
@@ -89,6 +97,7 @@ class NetworkProgram final : public sim::MessageHandler,
     return std::uint64_t{m_setup.bytes.activation} * tokens(wf) * elements;
   }
   void inject(sim::Engine& engine, std::uint32_t wf);
+  void update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
   mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) const;
@@ -104,6 +113,10 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::vector<Assembly>> m_backward_pieces;  // [layer][wf * cols + col]
   std::vector<std::uint32_t> m_first_token;              // per wavefront
   const StepData* m_data = nullptr;
+  const Optimizer* m_optimizer = nullptr;
+  double m_lr = 0;
+  std::uint64_t m_update_count = 0;                          // steps updated so far
+  std::vector<std::vector<std::vector<T>>> m_optimizer_state;  // [layer][tile]: weights' state, then bias'
 };
 
 extern template class NetworkProgram<float>;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/option_spec.h"
+#include "workloads/optimizers/i_optimizer.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -27,6 +28,9 @@ const sim::OptionRegistration options{
     {"energy.hop_pj", "pJ/byte-hop", "override the preset's price per byte-hop (empty: preset)"},
     {"energy.sram_pj", "pJ/byte", "override the preset's price per SRAM byte (empty: preset)"},
     {"energy.flop_pj", "pJ/flop", "override the preset's price per flop (empty: preset)"},
+    {"train.steps", "steps", "training steps; each ends with every tile updating its own slice (no traffic)"},
+    {"train.optimizer", "choice", "sgd | adam, applied by each tile to its own slice"},
+    {"train.lr", "1", "learning rate"},
     {"sim.seed", "1", "seed of weights, data and tangents"},
     {"sim.arith", "choice", "fp32 | fp64 (tiles compute real values) | none (counting only, same counts)"},
     {"sim.threads", "threads", "worker threads for sweeps and schedules; 0 = all cores"},
@@ -59,7 +63,9 @@ RunSetup setup_from_config(const sim::Config& config) {
   if (s.tokens_per_wavefront > s.tokens)
     config.fail("step.wavefront", "is larger than step.tokens = " + std::to_string(s.tokens) +
                                       "; a wavefront holds at most the step's tokens");
-  if (config.has("train.steps")) s.steps = to_u32(config, "train.steps", config.get_positive("train.steps"));
+  s.steps = to_u32(config, "train.steps", config.get_positive("train.steps"));
+  s.optimizer = config.get_choice("train.optimizer", OptimizerRegistry::names());
+  s.learning_rate = config.get_nonnegative_double("train.lr");
 
   // Machine.
   s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh

@@ -28,6 +28,8 @@ struct RunSetup {
   std::uint32_t tokens_per_wavefront = 1;  // T_g
   sim::Cycle injection_interval = 0;     // resolved: never 0 after setup_from_config
   std::uint32_t steps = 1;
+  std::string optimizer = "sgd";  // train.optimizer, for schedules that train
+  double learning_rate = 0.05;
   std::string placement_name;
   mappings::Placement placement;
   std::uint32_t grid_width = 0;

@@ -3,13 +3,14 @@
 #include <chrono>
 
 #include "workloads/network_program.h"
+#include "workloads/optimizers/i_optimizer.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::workloads {
 namespace {
 
 template <typename T>
-RunResult run_with(const RunSetup& setup, const Schedule& schedule, RunResult result) {
+RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule, RunResult result) {
   const bool with_values = setup.arithmetic != Arithmetic::none;
   const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
   NetworkSetup ns;
@@ -22,6 +23,8 @@ RunResult run_with(const RunSetup& setup, const Schedule& schedule, RunResult re
   NetworkProgram<T> program(ns, grid, schedule);
   result.initial_parameters = init_parameters(setup.model, setup.seed);
   program.load(result.initial_parameters);
+  const auto optimizer = OptimizerRegistry::create(setup.optimizer, config);
+  if (schedule.runs_backward()) program.set_optimizer(optimizer.get(), setup.learning_rate);
   result.tiles = sim::TileCounters(grid.tile_count());
   result.grid_width = grid.width();
   result.grid_height = grid.height();
@@ -33,6 +36,9 @@ RunResult run_with(const RunSetup& setup, const Schedule& schedule, RunResult re
     engine.set_handler(&program);
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
+    if (with_values && step == 0 && schedule.runs_backward()) result.first_step_gradients = program.gradients();
+    program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
+    engine.run();
     engine.finish();
     sim::accumulate_sequential(result.counters, engine.counters());
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
@@ -40,7 +46,6 @@ RunResult run_with(const RunSetup& setup, const Schedule& schedule, RunResult re
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {
-        if (schedule.runs_backward()) result.first_step_gradients = program.gradients();
         result.first_step_outputs = program.outputs();
         result.first_step_data = std::move(data);
       }
@@ -56,8 +61,8 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;
-  result = setup.arithmetic == Arithmetic::fp64 ? run_with<double>(setup, *schedule, std::move(result))
-                                                : run_with<float>(setup, *schedule, std::move(result));
+  result = setup.arithmetic == Arithmetic::fp64 ? run_with<double>(setup, config, *schedule, std::move(result))
+                                                : run_with<float>(setup, config, *schedule, std::move(result));
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

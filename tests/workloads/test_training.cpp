@@ -1,0 +1,116 @@
+// Training on the grid: local updates (no traffic), the update itself, and a loss that falls.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/workloads/network_test_support.h"
+#include "workloads/network_program.h"
+#include "workloads/optimizers/i_optimizer.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using sim::Phase;
+using testing_support::config_with;
+using testing_support::run_with;
+
+TEST(Training, TheUpdateCostsNoHopsButCountsItsWork) {
+  for (const char* optimizer : {"sgd", "adam"}) {
+    const RunResult r = run_with({"--model.widths=37,53,29,11", "--mapping.block=3x5", "--step.tokens=12",
+                                  "--step.wavefront=4", "--train.steps=2", std::string("--train.optimizer=") + optimizer,
+                                  "--sim.arith=none"},
+                                 "backprop");
+    EXPECT_EQ(r.counters.byte_hops.phase_total(Phase::update), 0u) << optimizer;
+    EXPECT_EQ(r.counters.messages.phase_total(Phase::update), 0u) << optimizer;
+    // Parameters: 37*53 + 53*29 + 29*11 weights and 53 + 29 + 11 biases, updated once per step.
+    const std::uint64_t parameters = 37 * 53 + 53 * 29 + 29 * 11 + 53 + 29 + 11;
+    const std::uint64_t macs = std::string(optimizer) == "sgd" ? 1 : 5;
+    EXPECT_EQ(r.counters.flops[sim::index(Phase::update)], 2 * 2 * parameters * macs) << optimizer;
+  }
+}
+
+TEST(Training, OneSgdStepOnTheTilesEqualsTheDenseStep) {
+  // After one step, the weights on the tiles are w0 - lr * g with g the dense reference gradient.
+  const std::vector<std::string> overrides = {"--model.widths=9,14,6", "--mapping.block=2x3", "--step.tokens=10",
+                                              "--step.wavefront=3", "--train.lr=0.3", "--sim.arith=fp64"};
+  const sim::Config config = config_with(overrides);
+  const RunSetup setup = setup_from_config(config);
+  const auto schedule = ScheduleRegistry::create("backprop", config);
+  const auto sgd = OptimizerRegistry::create("sgd", config);
+  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+  NetworkSetup ns{setup.model, setup.placement, setup.bytes, wavefront_sizes(10, 3), setup.injection_interval, true};
+  NetworkProgram<double> program(ns, grid, *schedule);
+  const NetworkParameters w0 = init_parameters(setup.model, setup.seed);
+  program.load(w0);
+  program.set_optimizer(sgd.get(), 0.3);
+  const StepData data = make_step_data(setup.data, setup.model, setup.seed, 0, 10);
+  sim::Engine engine(grid, setup.timing);
+  engine.set_handler(&program);
+  program.start_step(engine, &data);
+  engine.run();
+  program.schedule_update(engine);
+  engine.run();
+  const auto g = reference::gradients(testing_support::dense_net(setup.model, w0), data.inputs, data.targets);
+  const NetworkParameters w1 = program.parameters();
+  for (std::size_t l = 0; l < w0.size(); ++l) {
+    for (std::size_t k = 0; k < w0[l].weights.size(); ++k)
+      EXPECT_NEAR(w1[l].weights.values()[k], w0[l].weights.values()[k] - 0.3 * g.weights[l].values()[k], 1e-13);
+    for (std::size_t k = 0; k < w0[l].bias.size(); ++k)
+      EXPECT_NEAR(w1[l].bias[k], w0[l].bias[k] - 0.3 * g.bias[l][k], 1e-13);
+  }
+}
+
+TEST(Training, AdamMomentsAreStoredOnTheTiles) {
+  auto optimizer_bytes = [](const char* optimizer) {
+    const sim::Config config = config_with({"--model.widths=8,8", "--mapping.block=2x2", "--step.tokens=2",
+                                            "--step.wavefront=2", std::string("--train.optimizer=") + optimizer,
+                                            "--sim.arith=none"});
+    const RunSetup setup = setup_from_config(config);
+    const auto schedule = ScheduleRegistry::create("backprop", config);
+    const auto opt = OptimizerRegistry::create(optimizer, config);
+    const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+    NetworkSetup ns{setup.model, setup.placement, setup.bytes, wavefront_sizes(2, 2), setup.injection_interval, false};
+    NetworkProgram<float> program(ns, grid, *schedule);
+    program.set_optimizer(opt.get(), 0.1);
+    sim::Engine engine(grid, setup.timing);
+    engine.set_handler(&program);
+    program.start_step(engine, nullptr);
+    return engine.ledger().total(sim::StorageCategory::optimizer);
+  };
+  const std::uint64_t parameters = 8 * 8 + 8;
+  EXPECT_EQ(optimizer_bytes("sgd"), 2 * parameters);           // the gradient accumulator
+  EXPECT_EQ(optimizer_bytes("adam"), 2 * parameters * (1 + 2));  // plus two moments
+}
+
+struct TrainingCase {
+  const char* task;
+  const char* loss;
+  const char* optimizer;
+  const char* lr;
+};
+
+class LossFalls : public ::testing::TestWithParam<TrainingCase> {};
+
+TEST_P(LossFalls, WithinAFewSteps) {
+  const TrainingCase& c = GetParam();
+  const RunResult r = run_with({"--model.widths=16,32,32,4", "--mapping.block=2x2", "--step.tokens=64",
+                                "--step.wavefront=16", "--train.steps=8", std::string("--data.task=") + c.task,
+                                std::string("--model.loss=") + c.loss, std::string("--train.optimizer=") + c.optimizer,
+                                std::string("--train.lr=") + c.lr, "--model.activation=tanh"},
+                               "backprop");
+  ASSERT_EQ(r.loss_per_step.size(), 8u);
+  EXPECT_LT(r.loss_per_step.back(), 0.7 * r.loss_per_step.front())
+      << "first " << r.loss_per_step.front() << " last " << r.loss_per_step.back();
+}
+
+INSTANTIATE_TEST_SUITE_P(TasksAndOptimizers, LossFalls,
+                         ::testing::Values(TrainingCase{"teacher", "mse", "sgd", "0.1"},
+                                           TrainingCase{"teacher", "mse", "adam", "0.01"},
+                                           TrainingCase{"mixture", "cross-entropy", "sgd", "0.5"},
+                                           TrainingCase{"mixture", "cross-entropy", "adam", "0.02"}),
+                         [](const auto& info) {
+                           return std::string(info.param.task) + "_" + info.param.optimizer;
+                         });
+
+}  // namespace
+}  // namespace spatialsim::workloads
