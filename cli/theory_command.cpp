@@ -185,7 +185,8 @@ class TheoryCommand final : public Command {
         << ", rebroadcast = " << bwd.rebroadcast << ", redistribution = " << bwd.redistribution
         << ", total = " << bwd.total() << " byte-hops\n"
         << "  in-flight storage as backprop stashes it here, sum_l (2 (L - l) - 1) T_tau s_l with s_l = "
-           "b_a d_in(l) x (c_l if replicate) + b_a d_out(l) if the activation needs Z:\n"
+           "b_a d_in(l) (x the c_l tiles of a row with replicate) + b_a d_out(l) when the activation needs "
+           "Z:\n"
         << "    replicate: "
         << bytes_text(analysis::inflight_of_layers(
                analysis::stash_bytes_per_token(layers, setup.bytes.activation, true, nonlinear), T_tau))
