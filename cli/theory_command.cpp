@@ -1,0 +1,212 @@
+// `spatialsim theory`: evaluates MODEL.md section 9's closed forms (seed 000, section 6) for the
+// configured model and machine, with every input, unit and number, and beside them the exact per-token
+// byte-hops of the configured blocks and placement, which is what `spatialsim run` counts. Nothing is
+// simulated, so it is instant even for seed 000's 32-layer, 8192-tile configuration (docs/theory.md).
+//
+//   spatialsim theory --config configs/seed-grid.ini
+//   spatialsim theory --config configs/seed-grid.ini --theory.stash_constant=34 --theory.pipeline_stages=4
+//
+// Exit codes (cli/command.h): 0, or 2 for bad input (reported as one line by main()).
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "analysis/theory.h"
+#include "cli/command.h"
+#include "sim/grid.h"
+#include "sim/option_spec.h"
+#include "workloads/run_setup.h"
+
+namespace spatialsim::cli {
+namespace {
+
+const sim::OptionRegistration options{
+    {"theory.stash_constant", "bytes",
+     "c: bytes stashed per token, layer and element of d (2 = bf16 inputs only; 34 = a transformer's "
+     "store-all)"},
+    {"theory.pipeline_stages", "stages",
+     "p: stages of the pipelined mapping the theory command compares (a real pipeline has p <= L)"},
+    {"theory.tokens", "tokens", "T_tau: tokens in flight per layer; 0 = step.wavefront"},
+};
+
+// Seed 000's two stash constants: a transformer layer storing everything the backward pass reads
+// (Korthikanti et al. 2022, 34 bytes per token per d, without attention scores) and bf16 inputs only.
+constexpr double kStoreAllStash = 34;
+constexpr double kInputsOnlyStash = 2;
+
+std::string bytes_text(double bytes) {
+  std::ostringstream s;
+  s << analysis::gigabytes(bytes) << " (" << std::llround(bytes) << " bytes)";
+  return s.str();
+}
+
+std::string full(double x) {
+  std::ostringstream s;
+  s.precision(10);
+  s << x;
+  return s.str();
+}
+
+class TheoryCommand final : public Command {
+ public:
+  int execute(const sim::Config& config) override {
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    const auto& widths = setup.model.widths;
+    const double L = setup.model.layers();
+
+    const double c = config.get_nonnegative_double("theory.stash_constant");
+    const std::uint64_t p = config.get_positive("theory.pipeline_stages");
+    const std::uint64_t tokens_option = config.get_uint("theory.tokens");
+    const double T_tau = tokens_option == 0 ? setup.tokens_per_wavefront : static_cast<double>(tokens_option);
+
+    const analysis::RepresentativeWidths dk = analysis::representative_widths(widths);
+    const double d = dk.d;
+    const double k = dk.k;
+    const mappings::BlockLayout& block = setup.placement.blocks.front();
+    const double n = block.tile_count();
+    const double b_a = setup.bytes.activation;
+    const double b_p = setup.bytes.partial_sum;
+    const double e_sram = setup.prices.sram_pj;
+    const double e_mac = setup.prices.flop_pj;
+
+    std::ostream& out = std::cout;
+    out << "theory: closed forms of MODEL.md section 9 (seed 000, section 6) for the configured model and "
+           "machine\n"
+        << "units: GB = 1e9 bytes; byte-hops = bytes x hops; storage is the peak with the pipeline full\n\n";
+
+    out << "inputs\n"
+        << "  L = " << setup.model.layers() << " layers\n"
+        << "  d = " << dk.d << ", k = " << dk.k << " elements";
+    if (std::set<std::uint32_t>(widths.begin(), widths.end()).size() > 1) {
+      out << " (the layer widths differ: d = the most frequent width, the model width; k = the most frequent "
+             "output width of the layers that take d inputs, the FFN width)";
+    }
+    out << "\n  n = " << block.tile_count() << " tiles per layer (mapping.block = " << block.rows << "x"
+        << block.cols << ", sqrt(n) = " << full(std::sqrt(n)) << ")";
+    if (block.rows != block.cols)
+      out << " (the block is not square: the closed forms assume sqrt(n) x sqrt(n))";
+    out << "\n  b_a = " << setup.bytes.activation
+        << " bytes per activation, b_p = " << setup.bytes.partial_sum
+        << " bytes per partial sum (machine.act_bytes, machine.psum_bytes)\n"
+        << "  T_tau = " << full(T_tau) << " tokens in flight per layer ("
+        << (tokens_option == 0 ? "theory.tokens = 0: step.wavefront" : "theory.tokens") << ")\n"
+        << "  c = " << full(c) << " bytes per token-layer-d (theory.stash_constant)\n"
+        << "  p = " << p << " pipeline stages (theory.pipeline_stages)"
+        << (p > setup.model.layers() ? " (more stages than layers: the pipeline figures are formal, kept for "
+                                       "comparison with seed 000's 8 stages)"
+                                     : "")
+        << "\n"
+        << "  e_sram = " << full(e_sram) << " pJ/byte, e_mac = " << full(e_mac)
+        << " pJ (energy.sram_pj and energy.flop_pj of preset " << setup.prices.preset << ")\n\n";
+
+    out << "closed forms\n";
+    const double hpf = analysis::hops_per_flop(d, k, n, b_a, b_p);
+    out << "  hops_per_flop = "
+        << (b_a == 2 && b_p == 2 ? "(d + k) sqrt(n) / (d k)" : "(b_a d + b_p k) sqrt(n) / (2 d k)") << " = "
+        << analysis::two_significant(hpf) << " byte-hops per FLOP (" << full(hpf) << ")\n";
+    print_storage(out, L, p, T_tau, c, d);
+    const double depth = analysis::depth_hops(L, n);
+    out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
+    const double reuse = analysis::reuse_threshold(e_sram, e_mac);
+    out << "  reuse_threshold = e_sram / e_mac = " << analysis::two_significant(reuse)
+        << " inputs per weight read from SRAM (T_local >= " << full(reuse) << ")\n\n";
+
+    print_exact(out, config, setup, T_tau);
+    return kExitOk;
+  }
+
+ private:
+  static void print_storage(std::ostream& out, double L, std::uint64_t p, double T_tau, double c, double d) {
+    using analysis::StashSum;
+    const double P = static_cast<double>(p);
+    out << "  inflight_fully_spatial = sum_l 2 (L - l) T_tau c d ~ L^2 T_tau c d\n";
+    for (const auto& [stash, why] : {std::pair<double, const char*>{kStoreAllStash, "store-all, transformer"},
+                                     {kInputsOnlyStash, "inputs only"},
+                                     {c, "configured"}}) {
+      out << "    c = " << full(stash) << " (" << why
+          << "): " << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d))
+          << "; exact sums: l = 0..L-1 "
+          << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d, StashSum::from_zero))
+          << ", l = 1..L "
+          << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d, StashSum::from_one)) << "\n";
+    }
+    out << "  inflight_pipeline = 1/2 L p T_tau c d\n";
+    out << "    p = " << p << ", c = " << full(kStoreAllStash)
+        << " (store-all): " << bytes_text(analysis::inflight_pipeline(L, P, T_tau, kStoreAllStash, d))
+        << "\n";
+    out << "    p = " << p << ", c = " << full(c)
+        << " (configured): " << bytes_text(analysis::inflight_pipeline(L, P, T_tau, c, d)) << "\n";
+  }
+
+  static void print_exact(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
+                          double T_tau) {
+    const bool nonlinear = setup.model.activation != mappings::Activation::identity;
+    const auto& widths = setup.model.widths;
+    const auto layers = analysis::layer_geometry(widths, setup.placement);
+    const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+    const bool rebroadcast =
+        config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
+    const std::uint64_t redistribution =
+        analysis::redistribution_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
+    const std::uint64_t host =
+        analysis::host_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
+    const std::uint64_t flops = analysis::forward_flops_per_token(layers);
+
+    // The block terms do not depend on the placement; redistribution is routed on the placement itself.
+    analysis::ByteHopsPerToken fwd = analysis::forward_block_byte_hops_per_token(layers, setup.bytes);
+    analysis::ByteHopsPerToken bwd =
+        analysis::backward_block_byte_hops_per_token(layers, setup.bytes, rebroadcast);
+    fwd.redistribution = redistribution;
+    bwd.redistribution = redistribution;
+
+    const std::uint64_t T = setup.tokens;
+    out << "exact, per token, on the configured blocks and " << setup.placement_name
+        << " placement (MODEL.md sections 4 and 5: what a run counts)\n"
+        << "  forward lane = sum_l b_a d_in (c - 1) = " << fwd.lane << " byte-hops\n"
+        << "  forward psum = sum_l b_p d_out (r - 1) = " << fwd.psum << " byte-hops\n"
+        << "  forward redistribution = " << fwd.redistribution << " byte-hops"
+        << (analysis::partitions_match(layers) && setup.placement_name == "zigzag"
+                ? " (one hop per element: zigzag with matching partitions)"
+                : "")
+        << "\n  forward total = " << fwd.total() << " byte-hops; flops = 2 sum_l d_in d_out = " << flops
+        << "\n  forward byte-hops per FLOP = " << analysis::two_significant(double(fwd.total()) / flops)
+        << " (" << full(double(fwd.total()) / flops) << "); intra-layer only "
+        << analysis::two_significant(double(fwd.lane + fwd.psum) / flops) << " ("
+        << full(double(fwd.lane + fwd.psum) / flops) << ")\n"
+        << "  host (inputs and targets across the grid edge, kind host) = " << host << " byte-hops\n"
+        << "  backward (backprop, backprop.xstash = " << (rebroadcast ? "rebroadcast" : "replicate")
+        << "): lane (dY down columns) = " << bwd.lane << ", psum (dX shares, not for layer 0) = " << bwd.psum
+        << ", rebroadcast = " << bwd.rebroadcast << ", redistribution = " << bwd.redistribution
+        << ", total = " << bwd.total() << " byte-hops\n"
+        << "  in-flight storage as backprop stashes it here, sum_l (2 (L - l) - 1) T_tau s_l with s_l = "
+           "b_a d_in(l) (x the c_l tiles of a row with replicate) + b_a d_out(l) when the activation needs "
+           "Z:\n"
+        << "    replicate: "
+        << bytes_text(analysis::inflight_of_layers(
+               analysis::stash_bytes_per_token(layers, setup.bytes.activation, true, nonlinear), T_tau))
+        << "\n    rebroadcast: "
+        << bytes_text(analysis::inflight_of_layers(
+               analysis::stash_bytes_per_token(layers, setup.bytes.activation, false, nonlinear), T_tau))
+        << "\n    inputs only (b_a d_in(l), no Z, no replication): "
+        << bytes_text(analysis::inflight_of_layers(
+               analysis::stash_bytes_per_token(layers, setup.bytes.activation, false, false), T_tau))
+        << "\n"
+        << "  per step (T = " << setup.tokens << " tokens): forward " << fwd.total() * T << ", host "
+        << host * T << ", backward " << bwd.total() * T << " byte-hops\n";
+  }
+};
+
+const CommandRegistry::Registration registration{
+    "theory",
+    "prints MODEL.md section 9's closed forms (hops per FLOP, in-flight storage, depth, reuse) and the "
+    "exact per-token byte-hops for the configured model and machine",
+    [](const sim::Config&) { return std::make_unique<TheoryCommand>(); }};
+
+}  // namespace
+}  // namespace spatialsim::cli

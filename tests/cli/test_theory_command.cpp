@@ -1,0 +1,95 @@
+// `spatialsim theory` end to end: on configs/seed-grid.ini the built binary prints seed 000's figures
+// (4.9e-3 byte-hops per FLOP; 37 GB, 2.1 GB, 4.6 GB), the theory options change what they should, and bad
+// input exits 2 with one line.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace spatialsim::cli {
+namespace {
+
+struct BinaryRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+BinaryRun run_binary(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto out_path = dir / ("spatialsim_theory_out_" + std::to_string(::getpid()));
+  const auto err_path = dir / ("spatialsim_theory_err_" + std::to_string(::getpid()));
+  const std::string command = std::string("'") + SPATIALSIM_BINARY + "' " + args + " >'" + out_path.string() +
+                              "' 2>'" + err_path.string() + "'";
+  const int status = std::system(command.c_str());
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+const std::string kSeedGrid = std::string("--config '") + SPATIALSIM_SOURCE_DIR + "/configs/seed-grid.ini'";
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(TheoryCommand, SeedGridPrintsSeed000sFigures) {
+  const BinaryRun r = run_binary("theory " + kSeedGrid);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "GB = 1e9 bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "L = 32 layers")) << r.out;
+  EXPECT_TRUE(contains(r.out, "d = 4096, k = 16384")) << r.out;
+  EXPECT_TRUE(contains(r.out, "n = 256 tiles per layer")) << r.out;
+  EXPECT_TRUE(contains(r.out, "T_tau = 256 tokens")) << r.out;
+  EXPECT_TRUE(contains(r.out, "hops_per_flop = (d + k) sqrt(n) / (d k) = 4.9e-3 byte-hops per FLOP"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "c = 34 (store-all, transformer): 37 GB (36507222016 bytes)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "c = 2 (inputs only): 2.1 GB (2147483648 bytes)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "p = 8, c = 34 (store-all): 4.6 GB (4563402752 bytes)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "depth = 2 L sqrt(n) = 1024 hops")) << r.out;
+  EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac = 10 ")) << r.out;
+  // The exact side: 32 layers of 2 * (4096 + 16384) / 2 * 15 per kind; 31 boundaries of one hop.
+  EXPECT_TRUE(contains(r.out, "forward lane = sum_l b_a d_in (c - 1) = 9830400 byte-hops")) << r.out;
+  EXPECT_TRUE(contains(r.out, "forward psum = sum_l b_p d_out (r - 1) = 9830400 byte-hops")) << r.out;
+  EXPECT_TRUE(contains(r.out, "forward redistribution = 647168 byte-hops (one hop per element")) << r.out;
+}
+
+TEST(TheoryCommand, OptionsChangeTheConfiguredFigures) {
+  const BinaryRun r = run_binary(
+      "theory " + kSeedGrid + " --theory.stash_constant=34 --theory.pipeline_stages=4 --theory.tokens=128");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "T_tau = 128 tokens in flight per layer (theory.tokens)")) << r.out;
+  // Half the tokens: half of 36.5e9; p = 4: half of 4.56e9 again.
+  EXPECT_TRUE(contains(r.out, "c = 34 (configured): 18 GB (18253611008 bytes)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "p = 4, c = 34 (configured): 1.1 GB (1140850688 bytes)")) << r.out;
+}
+
+TEST(TheoryCommand, DefaultConfigurationRuns) {
+  const BinaryRun r = run_binary("theory");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "more stages than layers")) << r.out;  // L = 4 < p = 8: said, not refused
+}
+
+TEST(TheoryCommand, BadInputExitsTwoWithOneLine) {
+  const BinaryRun r = run_binary("theory --theory.pipeline_stages=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "theory.pipeline_stages")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
