@@ -26,8 +26,10 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   ns.injection_interval = setup.injection_interval;
   ns.with_values = with_values;
   NetworkProgram<T> program(ns, grid, schedule);
-  result.initial_parameters = init_parameters(setup.model, setup.seed);
-  program.load(result.initial_parameters);
+  if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
+    result.initial_parameters = init_parameters(setup.model, setup.seed);
+    program.load(result.initial_parameters);
+  }
   const auto optimizer = OptimizerRegistry::create(setup.optimizer, config);
   if (schedule.runs_backward()) program.set_optimizer(optimizer.get(), setup.learning_rate);
   result.tiles = sim::TileCounters(grid.tile_count());
