@@ -10,11 +10,9 @@
 
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,15 +117,16 @@ class ProgressLine {
   ProgressLine() : m_enabled(::isatty(STDERR_FILENO) == 1) {}
   void update(const analysis::SweepProgress& p) {
     if (!m_enabled) return;
-    std::ostringstream line;
-    line << "points " << p.done << "/" << p.total << ", "
-         << number_text(std::round(p.elapsed_seconds * 10) / 10) << " s elapsed";
+    char line[96];
+    int n = std::snprintf(line, sizeof line, "points %zu/%zu, %.1f s elapsed", p.done, p.total,
+                          p.elapsed_seconds);
     if (p.ran > 0 && p.ran < p.to_run) {
+      // The mean time per job so far: rough (points differ in cost), hence the "~".
       const double left =
           p.elapsed_seconds / static_cast<double>(p.ran) * static_cast<double>(p.to_run - p.ran);
-      line << ", ~" << number_text(std::round(left)) << " s left";
+      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ", ~%.0f s left", left);
     }
-    std::string text = line.str();
+    std::string text = line;
     const std::size_t shown = text.size();
     if (shown < m_last) text.append(m_last - shown, ' ');  // erase the end of a longer previous line
     m_last = shown;
