@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -191,6 +192,8 @@ SweepPlan plan_sweep(const sim::Config& base) {
       for (const auto& s : plan.schedules) workloads::ScheduleRegistry::create(s, p.config);
     } catch (const sim::ConfigError& e) {
       fail_at_point(e, i, count, point_text(plan.axes, p.values));
+    } catch (const std::invalid_argument& e) {  // bad input found by a component (docs/cli.md): exit 2 too
+      fail_at_point(sim::ConfigError("", e.what()), i, count, point_text(plan.axes, p.values));
     }
     for (const auto& s : plan.schedules) plan.jobs.push_back({i, s, job_config_hash(p.config, s)});
   }
