@@ -115,11 +115,14 @@ void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slop
 class ProgressLine {
  public:
   ProgressLine() : m_enabled(::isatty(STDERR_FILENO) == 1) {}
+  ~ProgressLine() { finish(); }  // also when a job throws, so that main's error line starts a line
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
   void update(const analysis::SweepProgress& p) {
     if (!m_enabled) return;
     char line[96];
-    int n = std::snprintf(line, sizeof line, "points %zu/%zu, %.1f s elapsed", p.done, p.total,
-                          p.elapsed_seconds);
+    const int n = std::snprintf(line, sizeof line, "points %zu/%zu, %.1f s elapsed", p.done, p.total,
+                                p.elapsed_seconds);
     if (p.ran > 0 && p.ran < p.to_run) {
       // The mean time per job so far: rough (points differ in cost), hence the "~".
       const double left =
@@ -134,6 +137,7 @@ class ProgressLine {
   }
   void finish() {
     if (m_enabled && m_last > 0) std::cerr << '\n';
+    m_last = 0;
   }
 
  private:
