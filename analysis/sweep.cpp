@@ -1,0 +1,291 @@
+#include "analysis/sweep.h"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "sim/option_spec.h"
+#include "workloads/schedules/i_schedule.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+// Keys that say where results go or how fast they come, not what they are: varying them would repeat
+// the same runs, and they stay out of the job hash so that a resumed sweep may change them.
+const std::set<std::string, std::less<>> kNotResultKeys = {"out",          "schedule", "sim.threads", "check",
+                                                           "export_check", "trace",    "chrome_trace"};
+
+// Beyond this many points a typo ("--vary model.depth=1,...,1000" times three more keys) is likelier than
+// intent, and every point's setup is held in memory.
+constexpr std::size_t kMaxPoints = 100000;
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const auto at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
+  }
+}
+
+std::optional<double> as_number(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
+  std::string out;
+  for (std::size_t a = 0; a < axes.size(); ++a) out += (a ? ", " : "") + axes[a].key + "=" + values[a];
+  return out;
+}
+
+// Adds the point's name to an error found while validating it, keeping the key it is about.
+[[noreturn]] void fail_at_point(const sim::ConfigError& e, std::size_t index, std::size_t count,
+                                const std::string& values) {
+  throw sim::ConfigError(e.key(), "sweep point " + std::to_string(index + 1) + " of " +
+                                      std::to_string(count) + (values.empty() ? "" : " (" + values + ")") +
+                                      ": " + e.what());
+}
+
+std::vector<std::string> parse_schedules(const sim::Config& base) {
+  std::vector<std::string> schedules = base.get_string_list("schedule");
+  if (schedules.empty())
+    base.fail("schedule", "must name at least one schedule (for example forward,backprop)");
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    if (!workloads::ScheduleRegistry::contains(schedules[i])) {
+      std::string known;
+      for (const auto& n : workloads::ScheduleRegistry::names()) known += (known.empty() ? "" : ", ") + n;
+      base.fail("schedule", "unknown schedule " + schedules[i] + "; known: " + known);
+    }
+    if (std::find(schedules.begin(), schedules.begin() + static_cast<std::ptrdiff_t>(i), schedules[i]) !=
+        schedules.begin() + static_cast<std::ptrdiff_t>(i))
+      base.fail("schedule", "lists " + schedules[i] + " twice");
+  }
+  return schedules;
+}
+
+// MODEL.md section 6: the L^2 stash term needs G >= 2L wavefronts in flight. Returns true if it raised T.
+bool keep_pipeline_full(SweepPoint& p) {
+  const std::uint64_t layers = p.setup.model.layers();
+  const std::uint64_t needed = 2 * layers * p.setup.tokens_per_wavefront;
+  if (p.setup.tokens >= needed) return false;
+  p.config.set("step.tokens", std::to_string(needed), "sweep (G >= 2L, MODEL.md section 6)");
+  p.setup = workloads::setup_from_config(p.config);
+  return true;
+}
+
+}  // namespace
+
+std::vector<Metric> sweep_metrics(const workloads::RunResult& result, const workloads::RunSetup& setup) {
+  std::vector<Metric> metrics = run_metrics(result, setup.prices);
+  const auto it = std::find_if(metrics.begin(), metrics.end(),
+                               [](const Metric& m) { return m.name == "inflight_byte_cycles"; });
+  const double tokens = static_cast<double>(setup.tokens) * static_cast<double>(setup.steps);
+  const double per_token = it == metrics.end() ? 0.0 : it->as_double() / tokens;
+  // Right after the total, so that the two read together in the table.
+  metrics.insert(it == metrics.end() ? it : it + 1,
+                 Metric{"inflight_byte_cycles_per_token", "byte-cycles/token", per_token});
+  return metrics;
+}
+
+std::vector<Metric> sweep_metric_schema() {
+  return sweep_metrics(workloads::RunResult(), workloads::RunSetup());
+}
+
+std::vector<SweepAxis> parse_vary(const sim::Config& base) {
+  std::vector<SweepAxis> axes;
+  const std::string text = base.get_string("sweep.vary");
+  if (trim(text).empty()) return axes;
+  for (const std::string_view part : split(text, ';')) {
+    const auto eq = part.find('=');
+    const std::string key(trim(part.substr(0, eq)));
+    const std::string shown = "\"" + std::string(trim(part)) + "\"";
+    if (eq == std::string_view::npos || key.empty())
+      base.fail("sweep.vary", shown + " must be KEY=V1,V2,... (for example model.depth=2,4,8)");
+    if (key.starts_with("sweep."))
+      base.fail("sweep.vary", key + ": the sweep's own options cannot be varied");
+    if (key == "schedule")
+      base.fail("sweep.vary", "schedule: give the schedules with --schedule A,B instead");
+    if (kNotResultKeys.contains(key))
+      base.fail("sweep.vary", key + " cannot be varied: it does not change a run's results");
+    if (sim::OptionTable::find(key) == nullptr || !base.has(key))
+      base.fail("sweep.vary", "unknown key " + key + " (spatialsim --help lists the options)");
+    for (const auto& a : axes)
+      if (a.key == key) base.fail("sweep.vary", key + " is varied twice");
+    SweepAxis axis{key, {}, true, {}};
+    for (const std::string_view raw : split(part.substr(eq + 1), ',')) {
+      const std::string value(trim(raw));
+      if (value.empty())
+        base.fail("sweep.vary", key + " must list at least one value, comma-separated, without empty values");
+      if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
+        base.fail("sweep.vary", key + " lists the value " + value + " twice");
+      const auto number = as_number(value);
+      axis.numeric = axis.numeric && number.has_value();
+      axis.numbers.push_back(number.value_or(0.0));
+      axis.values.push_back(value);
+    }
+    if (!axis.numeric) axis.numbers.clear();
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+SweepPlan plan_sweep(const sim::Config& base) {
+  SweepPlan plan;
+  plan.base = base;
+  plan.axes = parse_vary(base);
+  plan.schedules = parse_schedules(base);
+  const std::uint64_t threads = base.get_uint("sim.threads");
+  if (threads > 4096) base.fail("sim.threads", "must be at most 4096 (0 = all cores)");
+  plan.threads = static_cast<std::uint32_t>(threads);
+
+  std::size_t count = 1;
+  for (const auto& a : plan.axes) {
+    if (count > kMaxPoints / a.values.size())
+      base.fail("sweep.vary", "gives more than " + std::to_string(kMaxPoints) + " points; split the sweep");
+    count *= a.values.size();
+  }
+  bool depth_varied = false;
+  bool tokens_varied = false;
+  for (const auto& a : plan.axes) {
+    depth_varied = depth_varied || a.key == "model.depth" || a.key == "model.widths";
+    tokens_varied = tokens_varied || a.key == "step.tokens";
+  }
+  const bool fill_pipeline = depth_varied && !tokens_varied && !base.is_explicit("step.tokens");
+
+  plan.points.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    SweepPoint& p = plan.points[i];
+    p.index = i;
+    p.config = base;
+    // Mixed radix, last axis fastest: the table reads like nested loops in the order the keys were given.
+    std::size_t rest = i;
+    p.values.resize(plan.axes.size());
+    for (std::size_t a = plan.axes.size(); a-- > 0;) {
+      p.values[a] = plan.axes[a].values[rest % plan.axes[a].values.size()];
+      rest /= plan.axes[a].values.size();
+      p.config.set(plan.axes[a].key, p.values[a], "sweep");
+    }
+    try {
+      p.setup = workloads::setup_from_config(p.config);
+      if (fill_pipeline) p.tokens_raised = keep_pipeline_full(p);
+      for (const auto& s : plan.schedules) workloads::ScheduleRegistry::create(s, p.config);
+    } catch (const sim::ConfigError& e) {
+      fail_at_point(e, i, count, point_text(plan.axes, p.values));
+    } catch (const std::invalid_argument& e) {  // bad input found by a component (docs/cli.md): exit 2 too
+      fail_at_point(sim::ConfigError("", e.what()), i, count, point_text(plan.axes, p.values));
+    }
+    for (const auto& s : plan.schedules) plan.jobs.push_back({i, s, job_config_hash(p.config, s)});
+  }
+  return plan;
+}
+
+std::uint64_t job_config_hash(const sim::Config& point_config, const std::string& schedule) {
+  std::string text;
+  for (const auto& key : point_config.keys()) {
+    if (kNotResultKeys.contains(key) || key.starts_with("sweep.")) continue;
+    text += key + "=" + point_config.raw(key) + "\n";
+  }
+  text += "schedule=" + schedule + "\n";
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, 64 bit: stable across builds and platforms
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+SweepRow run_sweep_job(const SweepPlan& plan, std::size_t job) {
+  const SweepJob& j = plan.jobs.at(job);
+  const SweepPoint& p = plan.points.at(j.point);
+  const workloads::RunResult result = workloads::run_schedule(p.setup, p.config, j.schedule);
+  return SweepRow{sweep_metrics(result, p.setup), false};
+}
+
+std::size_t run_sweep_jobs(const SweepPlan& plan, std::vector<std::optional<SweepRow>>& rows,
+                           const JobFinished& on_finished) {
+  if (rows.size() != plan.jobs.size()) throw std::invalid_argument("run_sweep_jobs: one row per job");
+  std::vector<std::size_t> todo;
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    if (!rows[j]) todo.push_back(j);
+  // A sweep is usually written smallest first, so starting from the end starts the longest runs first and
+  // shortens the tail where one worker runs alone. The order never changes a result, only when it is ready.
+  std::reverse(todo.begin(), todo.end());
+  std::optional<tbb::global_control> limit;
+  if (plan.threads != 0) limit.emplace(tbb::global_control::max_allowed_parallelism, plan.threads);
+  std::mutex finished;
+  tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
+    const std::size_t job = todo[i];
+    SweepRow row = run_sweep_job(plan, job);
+    const std::lock_guard lock(finished);
+    rows[job] = std::move(row);
+    if (on_finished) on_finished(job);
+  });
+  return todo.size();
+}
+
+std::vector<SlopeRow> sweep_slopes(const SweepPlan& plan, const std::vector<SweepRow>& rows) {
+  std::vector<SlopeRow> out;
+  if (rows.size() != plan.jobs.size()) throw std::invalid_argument("sweep_slopes: one row per job");
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    const SweepAxis& axis = plan.axes[a];
+    if (!axis.numeric || std::set<double>(axis.numbers.begin(), axis.numbers.end()).size() < 2) continue;
+    for (std::size_t s = 0; s < plan.schedules.size(); ++s) {
+      // Groups: the points that agree on every other axis, in order of first appearance.
+      std::vector<std::string> group_names;
+      std::map<std::string, std::vector<std::size_t>> groups;
+      for (const SweepPoint& p : plan.points) {
+        std::string at;
+        for (std::size_t b = 0; b < plan.axes.size(); ++b) {
+          if (b == a || plan.axes[b].values.size() < 2) continue;
+          at += (at.empty() ? "" : ", ") + plan.axes[b].key + "=" + p.values[b];
+        }
+        if (!groups.contains(at)) group_names.push_back(at);
+        groups[at].push_back(p.index);
+      }
+      for (const auto& at : group_names) {
+        for (const char* metric : kSlopeMetrics) {
+          std::vector<double> x;
+          std::vector<double> y;
+          for (const std::size_t point : groups[at]) {
+            const std::size_t job = point * plan.schedules.size() + s;
+            x.push_back(
+                axis.numbers[std::find(axis.values.begin(), axis.values.end(), plan.points[point].values[a]) -
+                             axis.values.begin()]);
+            y.push_back(find_metric(rows[job].metrics, metric).as_double());
+          }
+          SlopeRow row{plan.schedules[s], axis.key, at, metric, fit_power_law(x, y), "fit"};
+          if (std::all_of(y.begin(), y.end(), [](double v) { return v == 0; })) {
+            row.status = "no stash";
+          } else if (!row.fit) {
+            row.status = "too few points";
+          }
+          out.push_back(std::move(row));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace spatialsim::analysis

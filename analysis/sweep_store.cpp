@@ -1,0 +1,289 @@
+#include "analysis/sweep_store.h"
+
+#include <H5Cpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <system_error>
+#include <utility>
+
+#include "analysis/hdf5_file.h"
+#include "sim/option_spec.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+constexpr const char* kPointsTable = "/sweep/points";
+constexpr const char* kSlopesTable = "/sweep/slopes";
+
+std::string hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::size_t longest(const std::vector<std::string>& values) {
+  std::size_t n = 1;  // a string column needs a width > 0 even when every value is empty
+  for (const auto& v : values) n = std::max(n, v.size());
+  return n;
+}
+
+// The unit of a varied key's numeric column: the option's own unit when it is a quantity.
+std::string axis_unit(const std::string& key) {
+  const sim::OptionSpec* spec = sim::OptionTable::find(key);
+  if (spec == nullptr || spec->unit == "choice" || spec->unit == "bool" || spec->unit == "list") return "1";
+  return spec->unit;
+}
+
+template <typename T>
+std::vector<T> read_column(const H5::Group& table, const std::string& name, const H5::PredType& type,
+                           H5T_class_t stored_class, std::size_t rows) {
+  const H5::DataSet column = table.openDataSet(name);
+  if (column.getTypeClass() != stored_class)
+    throw H5::DataSetIException("read_column", name + " has another type");
+  std::vector<T> values(static_cast<std::size_t>(column.getSpace().getSimpleExtentNpoints()));
+  if (values.size() != rows) throw H5::DataSetIException("read_column", name + " has another length");
+  if (!values.empty()) column.read(values.data(), type);
+  return values;
+}
+
+// Rows of a sweep table (a point file or a finished <out>) by config hash, in the metric schema given.
+// nullopt (and `why`) when the file is unreadable or was written with other metrics.
+std::optional<std::map<std::uint64_t, std::vector<Metric>>> read_stored_rows(
+    const std::string& path, const std::vector<Metric>& schema, std::string& why) {
+  try {
+    H5::Exception::dontPrint();
+    const H5::H5File file(path, H5F_ACC_RDONLY);
+    const H5::Group table = file.openGroup(kPointsTable);
+    const H5::DataSet hash_column = table.openDataSet("config_hash");
+    const auto rows = static_cast<std::size_t>(hash_column.getSpace().getSimpleExtentNpoints());
+    const auto hashes =
+        read_column<std::uint64_t>(table, "config_hash", H5::PredType::NATIVE_UINT64, H5T_INTEGER, rows);
+    std::vector<std::vector<Metric>> metrics(rows, schema);
+    for (std::size_t m = 0; m < schema.size(); ++m) {
+      if (std::holds_alternative<std::uint64_t>(schema[m].value)) {
+        const auto v =
+            read_column<std::uint64_t>(table, schema[m].name, H5::PredType::NATIVE_UINT64, H5T_INTEGER, rows);
+        for (std::size_t r = 0; r < rows; ++r) metrics[r][m].value = v[r];
+      } else {
+        const auto v =
+            read_column<double>(table, schema[m].name, H5::PredType::NATIVE_DOUBLE, H5T_FLOAT, rows);
+        for (std::size_t r = 0; r < rows; ++r) metrics[r][m].value = v[r];
+      }
+    }
+    std::map<std::uint64_t, std::vector<Metric>> out;
+    for (std::size_t r = 0; r < rows; ++r) out.emplace(hashes[r], std::move(metrics[r]));
+    return out;
+  } catch (const H5::Exception& e) {
+    why = e.getDetailMsg();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+SweepStore::SweepStore(const SweepPlan& plan, std::string out) : m_plan(plan), m_out(std::move(out)) {}
+
+std::string SweepStore::point_path(std::size_t job) const {
+  const SweepJob& j = m_plan.jobs.at(job);
+  return points_dir() + "/" + j.schedule + "-" + hex(j.config_hash) + ".h5";
+}
+
+std::vector<std::optional<SweepRow>> SweepStore::load_finished(std::vector<std::string>& notes) const {
+  const std::vector<Metric> schema = sweep_metric_schema();
+  std::vector<std::optional<SweepRow>> rows(m_plan.jobs.size());
+  auto take = [&](std::size_t job, std::map<std::uint64_t, std::vector<Metric>>& stored) {
+    const auto it = stored.find(m_plan.jobs[job].config_hash);
+    if (it == stored.end()) return;
+    rows[job] = SweepRow{std::move(it->second), true};
+    stored.erase(it);
+  };
+  for (std::size_t job = 0; job < rows.size(); ++job) {
+    const std::string path = point_path(job);
+    if (!std::filesystem::exists(path)) continue;
+    std::string why;
+    auto stored = read_stored_rows(path, schema, why);
+    if (!stored) {
+      notes.push_back("cannot reuse " + path + " (" + why + "); running that point again");
+      continue;
+    }
+    take(job, *stored);
+  }
+  // A completed sweep removed its point files; its rows are in <out> (extending a finished sweep).
+  if (std::filesystem::exists(m_out) &&
+      std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.has_value(); })) {
+    std::string why;
+    auto stored = read_stored_rows(m_out, schema, why);
+    if (!stored) {
+      notes.push_back("cannot reuse the rows of " + m_out + " (" + why + ")");
+    } else {
+      for (std::size_t job = 0; job < rows.size(); ++job)
+        if (!rows[job]) take(job, *stored);
+    }
+  }
+  return rows;
+}
+
+void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_t>& jobs,
+                                    const std::vector<const SweepRow*>& rows) const {
+  std::vector<TableColumn> columns = {{"point", ColumnType::uint64, "1"},
+                                      {"schedule", ColumnType::string, "", longest(m_plan.schedules)}};
+  for (const SweepAxis& a : m_plan.axes) {
+    columns.push_back({a.key, ColumnType::string, "", longest(a.values)});
+    if (a.numeric) columns.push_back({a.key + ".value", ColumnType::float64, axis_unit(a.key)});
+  }
+  for (const TableColumn& c :
+       std::initializer_list<TableColumn>{{"layers", ColumnType::uint64, "layers"},
+                                          {"tokens", ColumnType::uint64, "tokens"},
+                                          {"wavefront_tokens", ColumnType::uint64, "tokens"},
+                                          {"wavefronts", ColumnType::uint64, "1"},
+                                          {"steps", ColumnType::uint64, "1"},
+                                          {"tokens_raised", ColumnType::uint64, "1"},
+                                          {"config_hash", ColumnType::uint64, "1"}})
+    columns.push_back(c);
+  const std::vector<Metric> schema = sweep_metric_schema();
+  for (const Metric& m : schema) {
+    columns.push_back(
+        {m.name, std::holds_alternative<std::uint64_t>(m.value) ? ColumnType::uint64 : ColumnType::float64,
+         m.unit});
+  }
+  TableWriter table =
+      file.create_table(kPointsTable, columns, {.batch_rows = std::max<std::size_t>(jobs.size(), 1)});
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const SweepJob& job = m_plan.jobs[jobs[i]];
+    const SweepPoint& p = m_plan.points[job.point];
+    const workloads::RunSetup& s = p.setup;
+    std::vector<TableValue> row = {std::uint64_t{p.index}, job.schedule};
+    for (std::size_t a = 0; a < m_plan.axes.size(); ++a) {
+      row.emplace_back(p.values[a]);
+      if (m_plan.axes[a].numeric) {
+        const auto& values = m_plan.axes[a].values;
+        row.emplace_back(m_plan.axes[a].numbers[static_cast<std::size_t>(
+            std::find(values.begin(), values.end(), p.values[a]) - values.begin())]);
+      }
+    }
+    const std::uint64_t wavefronts = (s.tokens + s.tokens_per_wavefront - 1) / s.tokens_per_wavefront;
+    for (const std::uint64_t v :
+         {std::uint64_t{s.model.layers()}, std::uint64_t{s.tokens}, std::uint64_t{s.tokens_per_wavefront},
+          wavefronts, std::uint64_t{s.steps}, std::uint64_t{p.tokens_raised}, job.config_hash})
+      row.emplace_back(v);
+    const std::vector<Metric>& metrics = rows[i]->metrics;
+    if (metrics.size() != schema.size())
+      throw std::logic_error("sweep row does not follow the metric schema");
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      if (metrics[m].name != schema[m].name) throw std::logic_error("sweep row metric " + metrics[m].name);
+      if (std::holds_alternative<std::uint64_t>(metrics[m].value)) {
+        row.emplace_back(std::get<std::uint64_t>(metrics[m].value));
+      } else {
+        row.emplace_back(std::get<double>(metrics[m].value));
+      }
+    }
+    table.append(row);
+  }
+  file.set_attribute("/sweep", "schedules", [&] {
+    std::string s;
+    for (const auto& n : m_plan.schedules) s += (s.empty() ? "" : ",") + n;
+    return s;
+  }());
+  std::string vary;
+  for (const SweepAxis& a : m_plan.axes) {
+    vary += (vary.empty() ? "" : ";") + a.key + "=";
+    for (std::size_t v = 0; v < a.values.size(); ++v) vary += (v ? "," : "") + a.values[v];
+  }
+  file.set_attribute("/sweep", "vary", vary);
+  file.set_attribute("/sweep", "points", std::uint64_t{m_plan.points.size()});
+  file.set_attribute("/sweep", "jobs", std::uint64_t{m_plan.jobs.size()});
+}
+
+void SweepStore::save_point(std::size_t job, const SweepRow& row) const {
+  Hdf5File file(point_path(job));
+  file.set_attribute("/", "sweep_point_of", m_out);
+  write_points_table(file, {job}, {&row});
+  file.commit();
+}
+
+void SweepStore::write_final(const std::vector<SweepRow>& rows, const std::vector<SlopeRow>& slopes) const {
+  if (rows.size() != m_plan.jobs.size()) throw std::invalid_argument("write_final: one row per job");
+  std::vector<std::size_t> jobs(rows.size());
+  std::vector<const SweepRow*> pointers(rows.size());
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    jobs[j] = j;
+    pointers[j] = &rows[j];
+  }
+  Hdf5File file(m_out);
+  write_points_table(file, jobs, pointers);
+
+  std::vector<std::string> schedules, keys, ats, metrics, statuses;
+  for (const SlopeRow& s : slopes) {
+    schedules.push_back(s.schedule);
+    keys.push_back(s.key);
+    ats.push_back(s.at);
+    metrics.push_back(s.metric);
+    statuses.push_back(s.status);
+  }
+  TableWriter table =
+      file.create_table(kSlopesTable, {{"schedule", ColumnType::string, "", longest(schedules)},
+                                       {"key", ColumnType::string, "", longest(keys)},
+                                       {"at", ColumnType::string, "", longest(ats)},
+                                       {"metric", ColumnType::string, "", longest(metrics)},
+                                       {"slope", ColumnType::float64, "1"},
+                                       {"intercept", ColumnType::float64, "1"},
+                                       {"points", ColumnType::uint64, "1"},
+                                       {"status", ColumnType::string, "", longest(statuses)}});
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  for (const SlopeRow& s : slopes) {
+    table.append({s.schedule, s.key, s.at, s.metric, s.fit ? s.fit->slope : none,
+                  s.fit ? s.fit->intercept : none, std::uint64_t{s.fit ? s.fit->points : 0}, s.status});
+  }
+  // The base configuration, for reproducing the sweep: every key as text.
+  const sim::Config& base = m_plan.base;
+  for (const auto& key : base.keys())
+    if (!key.starts_with("sweep.")) file.set_attribute("/sweep/config", key, base.raw(key));
+  file.commit();
+  std::error_code ignored;  // the results are safe in <out>; a leftover directory is only clutter
+  std::filesystem::remove_all(points_dir(), ignored);
+}
+
+SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
+                               const ProgressFn& progress) {
+  SweepOutcome outcome;
+  const SweepStore store(plan, out);
+  std::error_code ec;
+  std::filesystem::create_directories(store.points_dir(), ec);
+  if (ec) throw OutputError(store.points_dir(), "cannot create " + store.points_dir() + ": " + ec.message());
+
+  std::vector<std::optional<SweepRow>> rows(plan.jobs.size());
+  if (resume) {
+    rows = store.load_finished(outcome.notes);
+  } else if (!std::filesystem::is_empty(store.points_dir(), ec)) {
+    outcome.notes.push_back(store.points_dir() +
+                            " holds results of an earlier sweep; they are not reused "
+                            "(--sweep.resume reuses the ones that match)");
+  }
+  outcome.reused = static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.has_value(); }));
+
+  const auto start = std::chrono::steady_clock::now();
+  SweepProgress state{outcome.reused, plan.jobs.size(), 0, plan.jobs.size() - outcome.reused, 0};
+  if (progress) progress(state);
+  outcome.ran = run_sweep_jobs(plan, rows, [&](std::size_t job) {
+    store.save_point(job, *rows[job]);
+    ++state.done;
+    ++state.ran;
+    state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (progress) progress(state);
+  });
+
+  outcome.rows.reserve(rows.size());
+  for (auto& r : rows) outcome.rows.push_back(std::move(*r));
+  outcome.slopes = sweep_slopes(plan, outcome.rows);
+  store.write_final(outcome.rows, outcome.slopes);
+  return outcome;
+}
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,83 @@
+#pragma once
+// Where a sweep's results live while it runs and after (docs/sweeps.md):
+//   <out>.points/<schedule>-<config hash>.h5   one small file per finished job, committed as it finishes
+//   <out>                                      the assembled file: /sweep/points and /sweep/slopes
+// Why a directory of small files rather than appending to <out>: an HDF5 file being written is only
+// consistent once it is closed, so a file that grows row by row would be lost (or unreadable) when the
+// sweep is interrupted, and the HDF5 library is not thread-safe, so workers cannot write one file
+// together anyway. A job's file is complete or absent (Hdf5File: temporary name + rename), which makes
+// "what has finished" simply "which files exist". The directory is removed once <out> is committed.
+//
+// Usage:
+//   SweepPlan plan = plan_sweep(config);
+//   Hdf5File::check_writable(out);
+//   SweepOutcome o = run_sweep_to_file(plan, out, /*resume=*/true, [](const SweepProgress& p) { ... });
+//   o.ran;  o.reused;  o.rows[job].metrics;  o.slopes;
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/sweep.h"
+
+namespace spatialsim::analysis {
+
+class Hdf5File;
+
+// Contract: not thread-safe (HDF5 is not); the sweep calls it from one thread at a time.
+class SweepStore {
+ public:
+  SweepStore(const SweepPlan& plan, std::string out);
+
+  const std::string& out() const { return m_out; }
+  std::string points_dir() const { return m_out + ".points"; }
+  std::string point_path(std::size_t job) const;
+
+  // Results stored earlier for this plan's jobs: each job's point file, else a row of an existing <out>
+  // with the same config hash. Files that cannot be read or do not hold the current metric schema are
+  // skipped with a note (their jobs run again).
+  std::vector<std::optional<SweepRow>> load_finished(std::vector<std::string>& notes) const;
+
+  // Writes <out>.points/<schedule>-<hash>.h5 holding the job's row (the same table layout as <out>).
+  void save_point(std::size_t job, const SweepRow& row) const;
+
+  // Writes <out> from every job's row and the slopes, then removes <out>.points.
+  // Contract: rows.size() == jobs; on failure <out> is untouched and the point files stay.
+  void write_final(const std::vector<SweepRow>& rows, const std::vector<SlopeRow>& slopes) const;
+
+ private:
+  void write_points_table(Hdf5File& file, const std::vector<std::size_t>& jobs,
+                          const std::vector<const SweepRow*>& rows) const;
+
+  const SweepPlan& m_plan;
+  std::string m_out;
+};
+
+struct SweepProgress {
+  std::size_t done = 0;    // jobs with a result, reused ones included
+  std::size_t total = 0;   // jobs in the sweep
+  std::size_t ran = 0;     // jobs run by this process so far
+  std::size_t to_run = 0;  // jobs this process runs in all
+  double elapsed_seconds = 0;
+};
+using ProgressFn = std::function<void(const SweepProgress&)>;
+
+struct SweepOutcome {
+  std::vector<SweepRow> rows;  // by job index
+  std::vector<SlopeRow> slopes;
+  std::size_t ran = 0;
+  std::size_t reused = 0;
+  std::vector<std::string> notes;  // for stderr: skipped stored files, ignored earlier results
+};
+
+// The whole sweep: loads earlier results when `resume`, runs the rest in parallel saving each job as it
+// finishes, fits the slopes and writes <out>. `progress` is called once before the first job and after
+// every job (one call at a time). Contract: the caller checked that <out> is writable; an exception
+// (including an interrupt) leaves every finished job's file in <out>.points.
+SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
+                               const ProgressFn& progress = {});
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,184 @@
+// `spatialsim sweep`: runs every combination of the --vary values under every --schedule, in parallel,
+// prints one row per (point, schedule) and the fitted log-log slopes, and writes them all to --out
+// (docs/sweeps.md).
+//
+//   spatialsim sweep --vary model.depth=4,8,16,32,64 --schedule forward,backprop --sim.arith=none
+//
+// Exit codes (cli/command.h): 0; 2 for bad input (an unknown or unsettable sweep key, a value that does
+// not parse or does not fit at some point, an unwritable --out), found before any point runs and before
+// any file is created.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/hdf5_file.h"
+#include "analysis/output_guard.h"
+#include "analysis/sweep.h"
+#include "analysis/sweep_store.h"
+#include "cli/command.h"
+
+namespace spatialsim::cli {
+namespace {
+
+// The columns of the console table besides the point's values; the file has every metric.
+constexpr const char* kShownMetrics[] = {"byte_hops", "peak_stash_bytes", "inflight_byte_cycles_per_token",
+                                         "depth",     "makespan_cycles",  "energy_pj"};
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string metric_text(const analysis::Metric& m) {
+  return std::holds_alternative<std::uint64_t>(m.value) ? m.text() : number_text(m.as_double());
+}
+
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::size_t> width;
+  for (const auto& row : cells) {
+    width.resize(std::max(width.size(), row.size()));
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      std::string cell = row[c];
+      if (c + 1 < row.size()) cell.resize(width[c] + 2, ' ');
+      line += cell;
+    }
+    out << line << '\n';
+  }
+}
+
+void print_points(std::ostream& out, const analysis::SweepPlan& plan,
+                  const std::vector<analysis::SweepRow>& rows) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> head = {"point", "schedule"};
+  for (const auto& a : plan.axes) head.push_back(a.key);
+  head.push_back("tokens");
+  for (const char* m : kShownMetrics) head.emplace_back(m);
+  cells.push_back(head);
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
+    std::vector<std::string> row = {std::to_string(p.index), plan.jobs[j].schedule};
+    for (const auto& v : p.values) row.push_back(v);
+    row.push_back(std::to_string(p.setup.tokens) + (p.tokens_raised ? "*" : ""));
+    for (const char* m : kShownMetrics) row.push_back(metric_text(analysis::find_metric(rows[j].metrics, m)));
+    cells.push_back(row);
+  }
+  print_aligned(out, cells);
+  bool raised = false;
+  for (const auto& p : plan.points) raised = raised || p.tokens_raised;
+  if (raised) out << "* step.tokens raised to 2 * L * step.wavefront so that G >= 2L (MODEL.md section 6)\n";
+}
+
+void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slopes) {
+  out << '\n';
+  if (slopes.empty()) {
+    out << "slopes: not applicable (no numeric key varies over two or more values)\n";
+    return;
+  }
+  bool any_at = false;
+  for (const auto& s : slopes) any_at = any_at || !s.at.empty();
+  out << "log-log slopes (least squares over the points where the metric is > 0):\n";
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> head = {"schedule", "key"};
+  if (any_at) head.emplace_back("at");
+  for (const std::string h : {"metric", "slope", "points"}) head.push_back(h);
+  cells.push_back(head);
+  for (const auto& s : slopes) {
+    std::vector<std::string> row = {s.schedule, s.key};
+    if (any_at) row.push_back(s.at);
+    row.push_back(s.metric);
+    if (s.fit) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4f", s.fit->slope);
+      row.emplace_back(buf);
+      row.push_back(std::to_string(s.fit->points));
+    } else {
+      row.push_back(s.status);
+      row.emplace_back("-");
+    }
+    cells.push_back(row);
+  }
+  print_aligned(out, cells);
+}
+
+// "points 3/10, 12.3 s elapsed, ~28 s left" on one line that is rewritten in place; only on a terminal,
+// so that logs and pipes get no carriage returns.
+class ProgressLine {
+ public:
+  ProgressLine() : m_enabled(::isatty(STDERR_FILENO) == 1) {}
+  ~ProgressLine() { finish(); }  // also when a job throws, so that main's error line starts a line
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  void update(const analysis::SweepProgress& p) {
+    if (!m_enabled) return;
+    char line[96];
+    const int n = std::snprintf(line, sizeof line, "points %zu/%zu, %.1f s elapsed", p.done, p.total,
+                                p.elapsed_seconds);
+    if (p.ran > 0 && p.ran < p.to_run) {
+      // The mean time per job so far: rough (points differ in cost), hence the "~".
+      const double left =
+          p.elapsed_seconds / static_cast<double>(p.ran) * static_cast<double>(p.to_run - p.ran);
+      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ", ~%.0f s left", left);
+    }
+    std::string text = line;
+    const std::size_t shown = text.size();
+    if (shown < m_last) text.append(m_last - shown, ' ');  // erase the end of a longer previous line
+    m_last = shown;
+    std::cerr << '\r' << text << std::flush;
+  }
+  void finish() {
+    if (m_enabled && m_last > 0) std::cerr << '\n';
+    m_last = 0;
+  }
+
+ private:
+  bool m_enabled;
+  std::size_t m_last = 0;
+};
+
+class SweepCommand final : public Command {
+ public:
+  int execute(const sim::Config& config) override {
+    // Interrupting a sweep must leave only complete point files behind (output_guard.h); idempotent.
+    analysis::install_interrupt_handlers();
+    const analysis::SweepPlan plan = analysis::plan_sweep(config);  // every point validated: exit 2 early
+    const std::string out = config.get_string("out");
+    if (out.empty()) config.fail("out", "must name the sweep's results file");
+    try {
+      analysis::Hdf5File::check_writable(out);  // <out>.points is created next to it
+    } catch (const analysis::OutputError& e) {
+      throw sim::ConfigError("out", e.what());  // bad input: exit 2 before anything runs
+    }
+    const bool resume = config.get_bool("sweep.resume");
+
+    ProgressLine progress;
+    const analysis::SweepOutcome outcome = analysis::run_sweep_to_file(
+        plan, out, resume, [&](const analysis::SweepProgress& p) { progress.update(p); });
+    progress.finish();
+    for (const auto& note : outcome.notes) std::cerr << "spatialsim: note: " << note << '\n';
+    if (resume)
+      std::cerr << "spatialsim: resumed " << outcome.reused << " of " << plan.jobs.size() << " points\n";
+
+    print_points(std::cout, plan, outcome.rows);
+    print_slopes(std::cout, outcome.slopes);
+    std::cout << "\nwrote " << out << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
+    return kExitOk;
+  }
+};
+
+const CommandRegistry::Registration registration{
+    "sweep",
+    "runs every combination of --vary KEY=V1,V2 under each --schedule; table, slopes and one HDF5 file",
+    [](const sim::Config&) { return std::make_unique<SweepCommand>(); }};
+
+}  // namespace
+}  // namespace spatialsim::cli

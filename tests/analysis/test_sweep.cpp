@@ -1,0 +1,230 @@
+// The sweep plan: parsing sweep.vary, the cross product, up-front validation of every point, the G >= 2L
+// rule, the job hash, thread-count independence and the slope table.
+#include "analysis/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/analysis/test_sweep_support.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+using testing::expect_same_results;
+using testing::small_sweep_config;
+
+std::string error_of(const sim::Config& c, std::string* key = nullptr) {
+  try {
+    plan_sweep(c);
+  } catch (const sim::ConfigError& e) {
+    if (key != nullptr) *key = e.key();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepVary, ParsesKeysValuesAndNumericAxes) {
+  const auto axes =
+      parse_vary(small_sweep_config(" model.depth = 2, 4 ,8 ;mapping.block=1x1,2x2", "forward"));
+  ASSERT_EQ(axes.size(), 2u);
+  EXPECT_EQ(axes[0].key, "model.depth");
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"2", "4", "8"}));
+  EXPECT_TRUE(axes[0].numeric);
+  EXPECT_EQ(axes[0].numbers, (std::vector<double>{2, 4, 8}));
+  EXPECT_EQ(axes[1].key, "mapping.block");
+  EXPECT_FALSE(axes[1].numeric);
+  EXPECT_TRUE(axes[1].numbers.empty());
+  EXPECT_TRUE(parse_vary(small_sweep_config("", "forward")).empty());
+}
+
+struct BadVary {
+  std::string vary;
+  std::string message_part;
+};
+
+class SweepVaryRejects : public ::testing::TestWithParam<BadVary> {};
+
+TEST_P(SweepVaryRejects, NamingTheKey) {
+  std::string key;
+  const std::string message = error_of(small_sweep_config(GetParam().vary, "forward"), &key);
+  EXPECT_EQ(key, "sweep.vary");
+  EXPECT_NE(message.find(GetParam().message_part), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Specs, SweepVaryRejects,
+    ::testing::Values(BadVary{"model.dpeth=2,4", "unknown key model.dpeth"},
+                      BadVary{"model.depth", "must be KEY=V1,V2"}, BadVary{"=2,4", "must be KEY=V1,V2"},
+                      BadVary{"model.depth=2,,4", "without empty values"},
+                      BadVary{"model.depth=", "without empty values"},
+                      BadVary{"model.depth=2,4,2", "lists the value 2 twice"},
+                      BadVary{"model.depth=2;model.depth=4", "model.depth is varied twice"},
+                      BadVary{"schedule=forward,backprop", "--schedule"},
+                      BadVary{"out=a.h5,b.h5", "out cannot be varied"},
+                      BadVary{"sim.threads=1,2", "sim.threads cannot be varied"},
+                      BadVary{"sweep.resume=true,false", "the sweep's own options"}));
+
+TEST(SweepPlan, ValueThatDoesNotParseFailsBeforeAnythingRunsNamingKeyAndPoint) {
+  std::string key;
+  const std::string message = error_of(small_sweep_config("model.depth=4,x", "forward"), &key);
+  EXPECT_EQ(key, "model.depth");
+  EXPECT_NE(message.find("sweep point 2 of 2 (model.depth=x)"), std::string::npos) << message;
+  EXPECT_NE(message.find("model.depth = \"x\""), std::string::npos) << message;
+}
+
+TEST(SweepPlan, ValueThatDoesNotFitAtOnePointIsFoundUpFront) {
+  // A 4x4 block does not fit a 2-wide layer: only the combination fails, and the message says which.
+  sim::Config c = small_sweep_config("model.width=16,2;mapping.block=1x1,4x4", "forward");
+  std::string key;
+  const std::string message = error_of(c, &key);
+  EXPECT_EQ(key, "mapping.block");
+  EXPECT_NE(message.find("sweep point 4 of 4 (model.width=2, mapping.block=4x4)"), std::string::npos)
+      << message;
+}
+
+TEST(SweepPlan, UnknownScheduleIsBadInput) {
+  std::string key;
+  error_of(small_sweep_config("model.depth=2", "forward,nope"), &key);
+  EXPECT_EQ(key, "schedule");
+  error_of(small_sweep_config("model.depth=2", "forward,forward"), &key);
+  EXPECT_EQ(key, "schedule");
+}
+
+TEST(SweepPlan, CrossProductLastKeyFastestJobsPointMajor) {
+  const SweepPlan plan =
+      plan_sweep(small_sweep_config("model.depth=2,3;model.width=8,16,32", "forward,backprop"));
+  ASSERT_EQ(plan.points.size(), 6u);
+  ASSERT_EQ(plan.jobs.size(), 12u);
+  EXPECT_EQ(plan.points[4].values, (std::vector<std::string>{"3", "16"}));
+  EXPECT_EQ(plan.points[4].config.raw("model.width"), "16");
+  EXPECT_EQ(plan.points[4].config.origin("model.depth"), "sweep");
+  EXPECT_EQ(plan.points[4].setup.model.layers(), 3u);
+  EXPECT_EQ(plan.jobs[9].point, 4u);
+  EXPECT_EQ(plan.jobs[9].schedule, "backprop");
+}
+
+TEST(SweepPlan, DepthSweepKeepsThePipelineFull) {
+  // T_g = 4, T = 64 (default): G = 16 >= 2L up to L = 8; L = 16 needs T = 2 * 16 * 4 = 128.
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,8,16", "backprop"));
+  EXPECT_EQ(plan.points[0].setup.tokens, 64u);
+  EXPECT_FALSE(plan.points[0].tokens_raised);
+  EXPECT_EQ(plan.points[1].setup.tokens, 64u);
+  EXPECT_FALSE(plan.points[1].tokens_raised);
+  EXPECT_EQ(plan.points[2].setup.tokens, 128u);
+  EXPECT_TRUE(plan.points[2].tokens_raised);
+  EXPECT_EQ(plan.points[2].config.raw("step.tokens"), "128");
+}
+
+TEST(SweepPlan, TokensTheUserFixedAreLeftAlone) {
+  sim::Config explicit_tokens = small_sweep_config("model.depth=2,16", "backprop");
+  explicit_tokens.set("step.tokens", "64", "command line");
+  const SweepPlan a = plan_sweep(explicit_tokens);
+  EXPECT_EQ(a.points[1].setup.tokens, 64u);
+  EXPECT_FALSE(a.points[1].tokens_raised);
+
+  const SweepPlan b = plan_sweep(small_sweep_config("model.depth=2,16;step.tokens=32,64", "backprop"));
+  for (const auto& p : b.points) EXPECT_FALSE(p.tokens_raised);
+  EXPECT_EQ(b.points[3].setup.tokens, 64u);
+
+  // Only a depth sweep needs the rule: another key leaves T as configured.
+  const SweepPlan c = plan_sweep(small_sweep_config("model.width=8,16", "backprop"));
+  for (const auto& p : c.points) EXPECT_FALSE(p.tokens_raised);
+}
+
+TEST(SweepPlan, JobHashIgnoresWhereResultsGoButNotWhatTheyAre) {
+  sim::Config a = small_sweep_config("model.depth=2", "forward");
+  sim::Config b = a;
+  b.set("out", "elsewhere.h5", "test");
+  b.set("sim.threads", "3", "test");
+  b.set("sweep.resume", "true", "test");
+  EXPECT_EQ(job_config_hash(a, "forward"), job_config_hash(b, "forward"));
+  EXPECT_NE(job_config_hash(a, "forward"), job_config_hash(a, "backprop"));
+  b.set("model.depth", "3", "test");
+  EXPECT_NE(job_config_hash(a, "forward"), job_config_hash(b, "forward"));
+}
+
+TEST(SweepRun, ResultsDoNotDependOnTheThreadCount) {
+  sim::Config c = small_sweep_config("model.depth=2,3,4,6", "forward,backprop");
+  std::vector<std::vector<SweepRow>> results;
+  for (const char* threads : {"1", "2"}) {
+    c.set("sim.threads", threads, "test");
+    const SweepPlan plan = plan_sweep(c);
+    std::vector<std::optional<SweepRow>> rows(plan.jobs.size());
+    std::vector<std::size_t> finished;
+    EXPECT_EQ(run_sweep_jobs(plan, rows, [&](std::size_t job) { finished.push_back(job); }),
+              plan.jobs.size());
+    EXPECT_EQ(finished.size(), plan.jobs.size());  // every job reported exactly once
+    results.emplace_back();
+    for (auto& r : rows) results.back().push_back(std::move(r.value()));
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (std::size_t j = 0; j < results[0].size(); ++j)
+    expect_same_results(results[0][j].metrics, results[1][j].metrics);
+}
+
+TEST(SweepRun, PerTokenInflightUsesThePointsTokens) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=16", "backprop"));
+  const SweepRow row = run_sweep_job(plan, 0);
+  const double total = find_metric(row.metrics, "inflight_byte_cycles").as_double();
+  EXPECT_GT(total, 0);
+  EXPECT_EQ(find_metric(row.metrics, "inflight_byte_cycles_per_token").as_double(), total / 128.0);
+}
+
+// Rows with one metric, for slope tests without running anything.
+std::vector<SweepRow> synthetic_rows(const SweepPlan& plan,
+                                     double (*peak)(double depth, const std::string& s)) {
+  std::vector<SweepRow> rows;
+  for (const SweepJob& j : plan.jobs) {
+    std::vector<Metric> m = sweep_metric_schema();
+    const double depth = std::stod(plan.points[j.point].values[0]);
+    for (Metric& x : m) {
+      if (x.name == "peak_stash_bytes") x.value = static_cast<std::uint64_t>(peak(depth, j.schedule));
+      if (x.name == "inflight_byte_cycles_per_token") x.value = 0.5 * peak(depth, j.schedule);
+    }
+    rows.push_back({m, false});
+  }
+  return rows;
+}
+
+TEST(SweepSlopes, QuadraticGivesTwoAndNoStashIsSaid) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,4,8,16", "forward,backprop"));
+  const auto rows =
+      synthetic_rows(plan, [](double d, const std::string& s) { return s == "forward" ? 0.0 : 3 * d * d; });
+  const auto slopes = sweep_slopes(plan, rows);
+  ASSERT_EQ(slopes.size(), 4u);  // 2 schedules x 2 metrics
+  for (const auto& s : slopes) {
+    EXPECT_EQ(s.key, "model.depth");
+    EXPECT_EQ(s.at, "");
+    if (s.schedule == "forward") {
+      EXPECT_EQ(s.status, "no stash");
+      EXPECT_FALSE(s.fit);
+    } else {
+      ASSERT_TRUE(s.fit);
+      EXPECT_EQ(s.status, "fit");
+      EXPECT_NEAR(s.fit->slope, 2.0, 1e-12);
+      EXPECT_EQ(s.fit->points, 4u);
+    }
+  }
+}
+
+TEST(SweepSlopes, PerGroupOfTheOtherKeysAndNoneForTextKeys) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,4;mapping.block=1x1,2x2", "backprop"));
+  const auto rows = synthetic_rows(plan, [](double d, const std::string&) { return d * d * d; });
+  const auto slopes = sweep_slopes(plan, rows);
+  ASSERT_EQ(slopes.size(), 4u);  // depth against 2 blocks x 2 metrics; the block key is not numeric
+  EXPECT_EQ(slopes[0].at, "mapping.block=1x1");
+  EXPECT_EQ(slopes[2].at, "mapping.block=2x2");
+  EXPECT_NEAR(slopes[2].fit->slope, 3.0, 1e-12);
+
+  const SweepPlan text_only = plan_sweep(small_sweep_config("mapping.block=1x1,2x2", "backprop"));
+  const std::vector<SweepRow> text_rows(text_only.jobs.size(), SweepRow{sweep_metric_schema(), false});
+  EXPECT_TRUE(sweep_slopes(text_only, text_rows).empty());
+}
+
+}  // namespace
+}  // namespace spatialsim::analysis
