@@ -33,8 +33,9 @@ TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   EXPECT_EQ(dir_entries(), (std::vector<std::string>{"spatialsim.h5"}));  // no temporary left behind
   H5::H5File in(path("spatialsim.h5"), H5F_ACC_RDONLY);
   EXPECT_TRUE(in.nameExists("/runs/forward/byte_hops"));
-  EXPECT_FALSE(in.nameExists("/runs/backprop"));
-  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward");
+  EXPECT_TRUE(in.nameExists("/runs/backprop/inflight_byte_cycles"));
+  EXPECT_FALSE(in.nameExists("/runs/checkpoint"));
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward,backprop");
 }
 
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {
