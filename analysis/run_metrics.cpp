@@ -50,6 +50,7 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("tangent_byte_cycles", "byte-cycles", c.tangent_byte_cycles);
   add("peak_tangent_bytes", "bytes", c.peak_tangent_bytes);
   add("depth", "hops", c.depth);
+  add("max_checkpoints", "checkpoints", r.max_checkpoints);
   add("makespan_cycles", "cycles", c.makespan_cycles);
   add("flops", "flops", c.total_flops());
   for (std::size_t p = 0; p < sim::kPhaseCount; ++p)

@@ -58,6 +58,15 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     m_first_token.push_back(first);
     first += n;
   }
+  m_held.resize(L);
+  m_episode_started.resize(L);
+  for (std::uint32_t l = 0; l < L; ++l) {
+    if (m_schedule.recompute_before_backward(l) == nullptr) continue;
+    m_held[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.cols);
+    m_episode_started[l].assign(G, false);
+  }
+  m_episode_target.assign(G, 0);
+  m_checkpoints.assign(G, 0);
 
   const auto& last = *m_blocks.back();
   LossStageSetup ls;
@@ -88,6 +97,8 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
     throw std::logic_error("network: arithmetic mode needs step data");
   m_data = data;
   m_loss->reset(m_setup.model.outputs());
+  for (auto& started : m_episode_started) std::fill(started.begin(), started.end(), false);
+  std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
   for (std::uint32_t l = 0; l < layers(); ++l) {
     m_blocks[l]->record_resident_storage(engine, m_schedule.runs_backward());
     if (m_optimizer == nullptr || !m_schedule.runs_backward()) continue;
@@ -174,8 +185,7 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
       inject(engine, m.serial);
       return;
     case Port::host_input:
-      m_blocks[0]->enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth, engine.now(),
-                              m_schedule.forward_stash(0), Phase::forward);
+      enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(m), m.depth, Phase::forward);
       return;
     case Port::host_target:
       m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth);
@@ -193,6 +203,9 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
     case Port::update:
       update_tile(engine, m.group, m.slot);
       return;
+    case Port::recompute_signal:
+      restart_from_checkpoint(engine, m);
+      return;
   }
   throw std::logic_error("network: unknown port");
 }
@@ -201,6 +214,11 @@ template <typename T>
 void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
                                           std::uint32_t col, ValuesPtr<T> y, std::uint32_t depth, Cycle ready,
                                           Phase phase) {
+  if (phase == Phase::recompute && layer == m_episode_target[wf]) {
+    // The episode has rebuilt its target's stash; the recomputed outputs themselves are not needed.
+    finish_recomputed_column(engine, layer, wf, col);
+    return;
+  }
   if (layer + 1 == layers()) {
     m_loss->on_output(engine, wf, col, std::move(y), depth, ready);
     return;
@@ -233,8 +251,7 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   auto& block = *m_blocks[layer];
   const std::uint32_t expected = m_plans[layer - 1].pieces_per_row[row];
   if (expected == 1) {
-    block.enter_lane(engine, m.serial, row, mappings::values_of<T>(m), m.depth, engine.now(),
-                     m_schedule.forward_stash(layer), m.phase);
+    enter(engine, layer, m.serial, row, mappings::values_of<T>(m), m.depth, m.phase);
     return;
   }
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
@@ -257,14 +274,13 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
-  block.enter_lane(engine, m.serial, row, std::move(x), depth, engine.now(), m_schedule.forward_stash(layer),
-                   m.phase);
+  enter(engine, layer, m.serial, row, std::move(x), depth, m.phase);
 }
 
 template <typename T>
 void NetworkProgram<T>::on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                          ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
-  m_blocks.back()->start_backward(engine, wf, col, std::move(dy), depth, ready);
+  deliver_output_gradient(engine, layers() - 1, wf, col, std::move(dy), depth, ready);
 }
 
 template <typename T>
@@ -300,7 +316,7 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   auto& block = *m_blocks[layer];
   const std::uint32_t expected = m_plans[layer].pieces_per_col[col];
   if (expected == 1) {
-    block.start_backward(engine, m.serial, col, mappings::values_of<T>(m), m.depth, engine.now());
+    deliver_output_gradient(engine, layer, m.serial, col, mappings::values_of<T>(m), m.depth, engine.now());
     return;
   }
   const Range J = block.col_ranges()[col];
@@ -322,7 +338,89 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   ValuesPtr<T> dy = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
-  block.start_backward(engine, m.serial, col, std::move(dy), depth, engine.now());
+  deliver_output_gradient(engine, layer, m.serial, col, std::move(dy), depth, engine.now());
+}
+
+template <typename T>
+void NetworkProgram<T>::enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
+                              ValuesPtr<T> x, std::uint32_t depth, Phase phase) {
+  mappings::XStash stash = m_schedule.forward_stash(layer);
+  if (phase == Phase::recompute) {
+    const RecomputeEpisode* ep = m_schedule.recompute_before_backward(m_episode_target[wf]);
+    stash = ep->stash.at(layer - ep->from_layer);
+  }
+  if (stash == mappings::XStash::checkpoint && row == 0) {
+    m_max_checkpoints = std::max(m_max_checkpoints, ++m_checkpoints[wf]);
+  }
+  m_blocks[layer]->enter_lane(engine, wf, row, std::move(x), depth, engine.now(), stash, phase);
+}
+
+template <typename T>
+void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                                std::uint32_t col, ValuesPtr<T> dy, std::uint32_t depth,
+                                                Cycle ready) {
+  auto& block = *m_blocks[layer];
+  const RecomputeEpisode* ep = m_schedule.recompute_before_backward(layer);
+  if (ep == nullptr) {
+    block.start_backward(engine, wf, col, std::move(dy), depth, ready);
+    return;
+  }
+  HeldGradient& held = m_held[layer][std::size_t{wf} * block.spec().layout.cols + col];
+  if (held.recomputed) {  // another column's gradient started the episode, and this column is rebuilt
+    held = HeldGradient{};
+    block.start_backward(engine, wf, col, std::move(dy), depth, ready);
+    return;
+  }
+  // Wait on the output tile (transit) until the recomputation has rebuilt this layer's stash.
+  engine.store(block.output_tile(col), StorageCategory::transit, activation_bytes(wf, block.col_ranges()[col].size),
+               layer);
+  held.dy = std::move(dy);
+  held.depth = depth;
+  held.ready = ready;
+  held.have_dy = true;
+  if (m_episode_started[layer][wf]) return;
+  // The first column to get here tells the checkpoint's lane entries to restart: one b_p-byte signal each.
+  m_episode_started[layer][wf] = true;
+  m_episode_target[wf] = layer;
+  const auto& from = *m_blocks[ep->from_layer];
+  for (std::uint32_t i = 0; i < from.spec().layout.rows; ++i) {
+    engine.send(sim::Message{.src = block.output_tile(col),
+                             .dst = from.lane_entry_tile(i),
+                             .bytes = m_setup.bytes.partial_sum,
+                             .kind = MessageKind::scalar,
+                             .phase = Phase::recompute,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(Port::recompute_signal),
+                             .group = ep->from_layer,
+                             .serial = wf,
+                             .slot = i},
+                ready);
+  }
+}
+
+template <typename T>
+void NetworkProgram<T>::restart_from_checkpoint(sim::Engine& engine, const sim::Message& signal) {
+  const std::uint32_t wf = signal.serial;
+  const RecomputeEpisode* ep = m_schedule.recompute_before_backward(m_episode_target[wf]);
+  ValuesPtr<T> x = m_blocks[signal.group]->take_checkpoint(engine, wf, signal.slot, ep->release_checkpoint);
+  if (ep->release_checkpoint && signal.slot == 0) --m_checkpoints[wf];
+  enter(engine, signal.group, wf, signal.slot, std::move(x), signal.depth, Phase::recompute);
+}
+
+template <typename T>
+void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                                 std::uint32_t col) {
+  auto& block = *m_blocks[layer];
+  HeldGradient& held = m_held[layer][std::size_t{wf} * block.spec().layout.cols + col];
+  if (!held.have_dy) {
+    held.recomputed = true;  // its gradient is still on the way
+    return;
+  }
+  engine.release(block.output_tile(col), StorageCategory::transit,
+                 activation_bytes(wf, block.col_ranges()[col].size), layer);
+  HeldGradient h = std::move(held);
+  held = HeldGradient{};
+  block.start_backward(engine, wf, col, std::move(h.dy), h.depth, std::max(h.ready, engine.now()));
 }
 
 template <typename T>

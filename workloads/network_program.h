@@ -58,6 +58,8 @@ class NetworkProgram final : public sim::MessageHandler,
   void schedule_update(sim::Engine& engine);
 
   double loss() const { return m_loss->loss(); }
+  // The most checkpoints any wavefront held at once during the steps run so far.
+  std::uint32_t max_checkpoints() const { return m_max_checkpoints; }
   const sim::Matrix<double>& outputs() const { return m_loss->outputs(); }
   NetworkParameters gradients() const;
   NetworkParameters parameters() const;
@@ -83,6 +85,15 @@ class NetworkProgram final : public sim::MessageHandler,
     loss_reduce,
     loss_broadcast,
     update,
+    recompute_signal,
+  };
+  // dL/dY of one column of a layer whose backward pass waits for a recomputation.
+  struct HeldGradient {
+    mappings::ValuesPtr<T> dy;
+    std::uint32_t depth = 0;
+    sim::Cycle ready = 0;
+    bool have_dy = false;
+    bool recomputed = false;
   };
   // Pieces of a lane input (forward) or of an output gradient (backward) arriving from several tiles.
   struct Assembly {
@@ -99,6 +110,15 @@ class NetworkProgram final : public sim::MessageHandler,
   }
   void inject(sim::Engine& engine, std::uint32_t wf);
   void update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index);
+  // Feeds X[:, I_row] into `layer`'s lane under the schedule's policy for this pass.
+  void enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row, mappings::ValuesPtr<T> x,
+             std::uint32_t depth, sim::Phase phase);
+  // dL/dY of (layer, wf, col) is on the output tile: start its backward pass, or hold it until the
+  // schedule's recomputation has rebuilt what that needs.
+  void deliver_output_gradient(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
+                               mappings::ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready);
+  void restart_from_checkpoint(sim::Engine& engine, const sim::Message& signal);
+  void finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
   mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first,
@@ -116,6 +136,11 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::vector<Assembly>> m_backward_pieces;  // [layer][wf * cols + col]
   std::vector<std::uint32_t> m_first_token;              // per wavefront
   const StepData* m_data = nullptr;
+  std::vector<std::vector<HeldGradient>> m_held;       // [layer][wf * cols + col]
+  std::vector<std::vector<bool>> m_episode_started;    // [layer][wf]
+  std::vector<std::uint32_t> m_episode_target;         // per wavefront: the layer being recomputed for
+  std::vector<std::uint32_t> m_checkpoints;            // per wavefront: checkpoints held now
+  std::uint32_t m_max_checkpoints = 0;
   const Optimizer* m_optimizer = nullptr;
   double m_lr = 0;
   std::uint64_t m_update_count = 0;                            // steps updated so far

@@ -68,6 +68,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
     merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
                                                                     engine.counters().makespan_cycles);
+    result.max_checkpoints = program.max_checkpoints();
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {

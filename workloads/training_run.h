@@ -29,6 +29,7 @@ struct RunResult {
   NetworkParameters first_step_gradients;  // assembled from the tiles before the update; empty if no backward
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
+  std::uint32_t max_checkpoints = 0;  // most checkpoints one wavefront held at once (recompute schedules)
   std::vector<sim::StorageOverflow> overflows;  // per tile, largest excess, over all steps
   double wall_seconds = 0;
 };

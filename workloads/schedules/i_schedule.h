@@ -20,6 +20,16 @@
 
 namespace spatialsim::workloads {
 
+// A recomputation the backward pass of a wavefront needs before it can enter a layer (the episode's
+// target): restart from the checkpoint kept on the lane entries of `from_layer`, run layers
+// from_layer..target forward again (phase recompute) under `stash[layer - from_layer]`, then start the
+// target's backward pass. Checkpoints taken during the episode (XStash::checkpoint) serve later episodes.
+struct RecomputeEpisode {
+  std::uint32_t from_layer = 0;
+  bool release_checkpoint = true;       // this is the checkpoint's last use
+  std::vector<mappings::XStash> stash;  // one per layer from_layer..target; the target's prepares backward
+};
+
 class Schedule {
  public:
   static constexpr std::string_view kRegistryHeading = "schedules (schedule)";
@@ -30,6 +40,9 @@ class Schedule {
   // Contract: true when each wavefront's backward pass starts as soon as its forward pass reaches the
   // loss, and the step ends with every tile updating its own slice.
   virtual bool runs_backward() const = 0;
+  // Contract: null when the forward pass left what `layer`'s backward pass needs; otherwise the episode
+  // that recomputes it, the same for every wavefront. Called when the output gradient reaches `layer`.
+  virtual const RecomputeEpisode* recompute_before_backward(std::uint32_t /*layer*/) const { return nullptr; }
 };
 
 using ScheduleRegistry = sim::Registry<Schedule>;
