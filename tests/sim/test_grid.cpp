@@ -15,7 +15,10 @@ namespace {
 class GridRouting : public ::testing::TestWithParam<std::tuple<int, int, Topology>> {};
 
 TEST_P(GridRouting, HopsEqualBreadthFirstDistances) {
-  const auto [w, h, topo] = GetParam();
+  // Not a structured binding: the lambda below captures these, which clang 14 does not allow (P1091).
+  const int w = std::get<0>(GetParam());
+  const int h = std::get<1>(GetParam());
+  const Topology topo = std::get<2>(GetParam());
   Grid grid(w, h, topo);
   for (TileId src = 0; src < grid.tile_count(); ++src) {
     std::vector<int> dist(grid.tile_count(), -1);
