@@ -70,7 +70,7 @@ inline std::string plot_script(const std::string& name) {
 }
 
 inline std::string python_command(const std::string& script) {
-  return std::string(kPython) + " '" + script + "'";
+  return std::string(kPython) + " -B '" + script + "'";  // -B: no __pycache__ in the source tree
 }
 
 }  // namespace spatialsim::testing_support
