@@ -214,6 +214,7 @@ const std::vector<OptionAlias>& option_aliases() {
       {"grid", "mapping.grid", false},
       {"export-check", "export_check", true},
       {"chrome-trace", "chrome_trace", false},
+      {"resume", "sweep.resume", true},
   };
   return aliases;
 }

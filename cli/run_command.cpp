@@ -11,13 +11,16 @@
 // overflows in it); 1 if the results file (or the Chrome trace) could not be written after the run.
 // `--trace` adds /runs/<schedule>/trace to the results file; `--chrome-trace FILE` writes FILE.
 
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/check_export.h"
 #include "analysis/chrome_trace.h"
+#include "analysis/gradient_check.h"
 #include "analysis/hdf5_file.h"
 #include "analysis/results_table.h"
 #include "analysis/results_writer.h"
@@ -37,7 +40,29 @@ const sim::OptionRegistration options{
     {"machine.on_overflow", "choice",
      "error (exit code 3) | report (warn on stderr): what a run does when a tile holds more than "
      "machine.sram_bytes; either way the overflows are printed and recorded in `out`"},
+    {"check_tolerance", "1",
+     "--check fails past this relative error; 0 = MODEL.md's bound for the arithmetic (1e-12 fp64, 1e-4 fp32)"},
 };
+
+// --check: per schedule and layer, the tiles' gradient (or outputs) against the dense reference.
+// Returns whether every schedule is within the tolerance.
+bool print_checks(std::ostream& out, const workloads::RunSetup& setup,
+                  const std::vector<workloads::RunResult>& results, double tolerance) {
+  bool all_passed = true;
+  out << "\ncheck against the dense reference (max relative error, tolerance " << tolerance << "):\n";
+  for (const auto& r : results) {
+    const analysis::GradientCheck c = analysis::check_against_reference(setup, r);
+    for (const auto& l : c.layers) {
+      out << "  " << std::left << std::setw(12) << r.schedule << std::setw(10) << l.what << " weights "
+          << std::scientific << std::setprecision(3) << l.weight_error << "  bias " << l.bias_error
+          << std::defaultfloat << '\n';
+    }
+    const bool passed = c.passed(tolerance);
+    out << "  " << r.schedule << ": " << (passed ? "passed" : "FAILED") << '\n';
+    all_passed = all_passed && passed;
+  }
+  return all_passed;
+}
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -109,6 +134,12 @@ class RunCommand final : public Command {
     } catch (const analysis::OutputError& e) {
       throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
     }
+    const bool check = config.get_bool("check");
+    const bool export_check = config.get_bool("export_check");
+    if ((check || export_check) && setup.arithmetic == workloads::Arithmetic::none)
+      config.fail(check ? "check" : "export_check", "needs real arithmetic; set sim.arith=fp32 or fp64");
+    double tolerance = config.get_nonnegative_double("check_tolerance");
+    if (tolerance == 0) tolerance = analysis::default_tolerance(setup.arithmetic);
     // Tracing (docs/traces-and-plots.md): recorders only when a trace is asked for.
     const bool trace = config.get_bool("trace");
     const std::string chrome_trace = config.get_string("chrome_trace");
@@ -127,11 +158,20 @@ class RunCommand final : public Command {
     analysis::write_setup_header(std::cout, setup);
     std::cout << '\n';
     analysis::write_results_table(std::cout, results, setup.prices);
+    for (const auto& r : results) {
+      if (r.loss_per_step.size() < 2) continue;  // one step: the table's final_loss says it all
+      std::cout << "\nloss per step, " << r.schedule << ":";
+      for (double l : r.loss_per_step) std::cout << ' ' << l;
+      std::cout << '\n';
+    }
+    const bool checks_passed = !check || print_checks(std::cout, setup, results, tolerance);
     std::cout.flush();
 
     try {
       analysis::Hdf5File file(out);
       analysis::write_results(file, config, setup, results, kProgramVersion);
+      if (export_check)
+        for (const auto& r : results) analysis::write_check_export(file, r);
       for (std::size_t k = 0; trace && k < results.size(); ++k)  // tracing
         analysis::write_trace(file, analysis::run_group(results[k].schedule), traces.data(k));
       file.commit();
@@ -146,6 +186,12 @@ class RunCommand final : public Command {
       return kExitCheckFailed;
     }
 
+    if (!checks_passed) {
+      std::cerr << error_line("check failed: a gradient differs from the dense reference by more than " +
+                              std::to_string(tolerance) + " (relative); see the check table above")
+                << '\n';
+      return kExitCheckFailed;
+    }
     const std::size_t overflows = report_overflows(results, setup.timing.sram_bytes_per_tile);
     if (overflows == 0) return kExitOk;
     const std::string where = std::to_string(overflows) + " tile overflow(s) of machine.sram_bytes = " +

@@ -47,6 +47,8 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
   for (WavefrontState& w : m_wavefronts) {
     w.stashed_x.resize(m_tiles.size());
     w.stashed_z.resize(L.cols);
+    w.checkpoint_x.resize(L.rows);
+    w.has_checkpoint.assign(L.rows, false);
     w.forward.resize(m_tiles.size());
     w.backward.resize(m_tiles.size());
     w.grad.resize(m_tiles.size());
@@ -157,6 +159,13 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
     engine.access_sram(t.id, xb, phase);
     ws.stashed_x[local(i, j)] = x;
   }
+  if (ws.stash == XStash::checkpoint && j == L.entry_col()) {
+    if (ws.has_checkpoint[i]) throw std::logic_error("block: a second checkpoint of the same input");
+    engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
+    engine.access_sram(t.id, xb, phase);
+    ws.checkpoint_x[i] = x;
+    ws.has_checkpoint[i] = true;
+  }
 
   const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
   engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, phase);
@@ -202,7 +211,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
-  if (nonlinear && ws.stash != XStash::none) {
+  if (nonlinear && prepares_backward(ws.stash)) {
     // The activation derivative needs Z in the backward pass: it stays on the output tile.
     engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
     engine.access_sram(t.id, y_bytes(wf, j), phase);
@@ -221,7 +230,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
       T* v = out.data();
       for (std::size_t k = 0; k < out.size(); ++k) v[k] = activate(m_spec.activation, v[k]);
     }
-    if (nonlinear && ws.stash != XStash::none) ws.stashed_z[j] = make_values(std::move(z));
+    if (nonlinear && prepares_backward(ws.stash)) ws.stashed_z[j] = make_values(std::move(z));
     y = make_values(std::move(out));
   }
   m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
@@ -231,7 +240,7 @@ template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
   WavefrontState& ws = m_wavefronts.at(wf);
-  if (ws.stash == XStash::none) throw std::logic_error("block: backward pass without a stash");
+  if (!prepares_backward(ws.stash)) throw std::logic_error("block: backward pass without a stash");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   ValuesPtr<T> dz = std::move(dy);
@@ -256,6 +265,22 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
     }
   }
   receive_dz(engine, wf, m_spec.layout.output_row(), col, std::move(dz), depth, ready);
+}
+
+template <typename T>
+ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std::uint32_t wf, std::uint32_t row,
+                                                       bool release) {
+  WavefrontState& ws = m_wavefronts.at(wf);
+  if (!ws.has_checkpoint.at(row)) throw std::logic_error("block: no checkpoint to restart from");
+  const sim::TileId entry = lane_entry_tile(row);
+  engine.access_sram(entry, x_bytes(wf, row), Phase::recompute);
+  ValuesPtr<T> x = ws.checkpoint_x[row];
+  if (release) {
+    engine.release(entry, StorageCategory::stash, x_bytes(wf, row), m_spec.layer);
+    ws.checkpoint_x[row].reset();
+    ws.has_checkpoint[row] = false;
+  }
+  return x;
 }
 
 // ---- backward ----

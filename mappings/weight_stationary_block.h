@@ -32,7 +32,13 @@ enum class XStash : std::uint8_t {
   none,        // nothing (inference, or layers that will be recomputed)
   replicate,   // every tile of row i keeps X[:, I_i]; output tiles keep Z if the activation needs it
   entry_only,  // only the lane entry keeps X[:, I_i] and rebroadcasts it along the row in backward
+  checkpoint,  // only the lane entry keeps X[:, I_i], as a restart point for recomputing (no backward)
 };
+
+// Whether a forward pass under `stash` leaves what this layer's own backward pass needs.
+constexpr bool prepares_backward(XStash stash) {
+  return stash == XStash::replicate || stash == XStash::entry_only;
+}
 
 // message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
 enum class BlockPort : std::uint32_t { lane = 1, psum, grad_column, grad_share, rebroadcast };
@@ -86,6 +92,10 @@ class WeightStationaryBlock {
   // X[:, I_row] of wavefront `wf` is at the lane entry of `row` (now), usable from `ready`.
   void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
                   std::uint32_t depth, sim::Cycle ready, XStash stash, sim::Phase phase);
+  // The input X[:, I_row] that a forward pass under XStash::checkpoint kept on the lane entry of `row`
+  // (nullptr in counting mode), released from the ledger when `release` (its last use).
+  // Contract: such a checkpoint exists for (wf, row).
+  ValuesPtr<T> take_checkpoint(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, bool release);
   // dL/dY[:, J_col] (after this layer's activation) of wavefront `wf` is at output tile `col` (now).
   void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
                       std::uint32_t depth, sim::Cycle ready);
@@ -144,6 +154,8 @@ class WeightStationaryBlock {
     XStash stash = XStash::none;
     std::vector<ValuesPtr<T>> stashed_x;  // per tile
     std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
+    std::vector<ValuesPtr<T>> checkpoint_x;  // per row: restart points (XStash::checkpoint)
+    std::vector<bool> has_checkpoint;        // per row (payloads are null in counting mode)
     std::vector<Join> forward;            // per tile: partial-sum join along the column
     std::vector<Join> backward;           // per tile: dX-share join along the row
     std::vector<BackwardState> grad;      // per tile

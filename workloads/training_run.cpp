@@ -3,6 +3,7 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,21 @@
 
 namespace spatialsim::workloads {
 namespace {
+
+// One entry per tile over all steps: the largest excess, and the first overflow's cycle counted from the
+// start of the run (step_start: the cycles of the steps before this one).
+void merge_overflows(std::vector<sim::StorageOverflow>& all, const std::vector<sim::StorageOverflow>& step,
+                     sim::Cycle step_start) {
+  for (sim::StorageOverflow o : step) {
+    o.first_cycle += step_start;
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.tile == o.tile; });
+    if (it == all.end()) {
+      all.push_back(o);
+    } else if (o.excess_bytes > it->excess_bytes) {
+      it->excess_bytes = o.excess_bytes;
+    }
+  }
+}
 
 template <typename T>
 RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule,
@@ -57,7 +73,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     if (options.observer != nullptr) options.observer->end_step(step, engine.counters());  // tracing
     sim::accumulate_sequential(result.counters, engine.counters());
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
-    for (const auto& o : engine.ledger().overflows()) result.overflows.push_back(o);
+    merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
+                                                                    engine.counters().makespan_cycles);
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {

@@ -173,7 +173,7 @@ TEST(IniFile, EmbeddedDefaultParsesAndHasFrontEndKeys) {
   EXPECT_EQ(c.raw("chrome_trace"), "");
   EXPECT_EQ(c.raw("sweep.vary"), "");
   EXPECT_EQ(c.raw("sweep.resume"), "false");
-  EXPECT_EQ(c.raw("schedule"), "forward");
+  EXPECT_EQ(c.raw("schedule"), "forward,backprop");
 }
 
 // A cheap stand-in for the fuzzer: random bytes, biased towards the characters the grammar cares about,

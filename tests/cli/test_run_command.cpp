@@ -14,46 +14,15 @@
 #include <vector>
 
 #include "tests/analysis/hdf5_test_support.h"
+#include "tests/cli/binary_run_fixture.h"
 
 namespace spatialsim::cli {
 namespace {
 
 using analysis::testing::read_all;
 
-struct BinaryRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-class RunCommandTest : public analysis::testing::ScratchDirTest {
- protected:
-  // Runs the binary with `args` in the scratch directory (so that the default `out` lands there).
-  BinaryRun run(const std::string& args) const {
-    const std::string out_path = path("stdout.txt");
-    const std::string err_path = path("stderr.txt");
-    const std::string command = "cd '" + m_dir.string() + "' && '" + SPATIALSIM_BINARY + "' " + args + " >'" +
-                                out_path + "' 2>'" + err_path + "'";
-    const int status = std::system(command.c_str());
-    auto slurp = [](const std::string& p) {
-      std::ifstream in(p);
-      std::stringstream s;
-      s << in.rdbuf();
-      return s.str();
-    };
-    BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
-    std::filesystem::remove(out_path);
-    std::filesystem::remove(err_path);
-    return r;
-  }
-
-  static std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
-
-  std::vector<std::uint64_t> uint_array(const std::string& file, const std::string& dataset) const {
-    H5::H5File in(path(file), H5F_ACC_RDONLY);
-    return read_all<std::uint64_t>(in.openDataSet(dataset), H5::PredType::NATIVE_UINT64);
-  }
-};
+using RunCommandTest = testing::BinaryRunTest;
+using testing::BinaryRun;
 
 TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   const BinaryRun r = run("");
@@ -64,8 +33,9 @@ TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   EXPECT_EQ(dir_entries(), (std::vector<std::string>{"spatialsim.h5"}));  // no temporary left behind
   H5::H5File in(path("spatialsim.h5"), H5F_ACC_RDONLY);
   EXPECT_TRUE(in.nameExists("/runs/forward/byte_hops"));
-  EXPECT_FALSE(in.nameExists("/runs/backprop"));
-  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward");
+  EXPECT_TRUE(in.nameExists("/runs/backprop/inflight_byte_cycles"));
+  EXPECT_FALSE(in.nameExists("/runs/checkpoint"));
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward,backprop");
 }
 
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {

@@ -1,0 +1,40 @@
+#include "analysis/check_export.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "analysis/results_writer.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+void write_matrix(Hdf5File& file, const std::string& path, const sim::Matrix<double>& m, std::string_view unit) {
+  file.write_array(path, std::span<const double>(m.data(), m.size()), {m.rows(), m.cols()}, unit);
+}
+
+}  // namespace
+
+void write_check_export(Hdf5File& file, const workloads::RunResult& result) {
+  if (result.initial_parameters.empty())
+    throw std::invalid_argument("export_check: needs real arithmetic; set sim.arith=fp32 or fp64");
+  const std::string group = run_group(result.schedule) + "/check";
+  const auto& data = result.first_step_data;
+  write_matrix(file, group + "/inputs", data.inputs, "1");
+  write_matrix(file, group + "/targets", data.targets, "1");
+  write_matrix(file, group + "/outputs", result.first_step_outputs, "1");
+  file.write_scalar(group + "/loss", result.loss_per_step.front(), "1");
+  file.set_attribute(group, "layers", static_cast<std::uint64_t>(result.initial_parameters.size()));
+  file.set_attribute(group, "has_gradients", !result.first_step_gradients.empty());
+  for (std::size_t l = 0; l < result.initial_parameters.size(); ++l) {
+    const std::string layer = group + "/layers/" + std::to_string(l);
+    const auto& p = result.initial_parameters[l];
+    write_matrix(file, layer + "/weights", p.weights, "1");
+    if (!p.bias.empty()) file.write_array(layer + "/bias", std::span<const double>(p.bias), {}, "1");
+    if (result.first_step_gradients.empty()) continue;
+    const auto& g = result.first_step_gradients[l];
+    write_matrix(file, layer + "/grad_weights", g.weights, "1");
+    if (!g.bias.empty()) file.write_array(layer + "/grad_bias", std::span<const double>(g.bias), {}, "1");
+  }
+}
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,18 @@
+#pragma once
+// Writes what an independent autograd needs to verify a run (MODEL.md section 8): under
+// `/runs/<schedule>/check`, the initial parameters of every layer, the first step's inputs and targets,
+// its loss, the network's outputs, and the gradients assembled from the tiles after that step, before the
+// update. Layout: docs/hdf5.md, "Check export".
+//
+// Usage:
+//   write_check_export(file, result);   // after write_results(), before file.commit()
+
+#include "analysis/hdf5_file.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::analysis {
+
+// Contract: `result` ran in an arithmetic mode; throws std::invalid_argument otherwise.
+void write_check_export(Hdf5File& file, const workloads::RunResult& result);
+
+}  // namespace spatialsim::analysis

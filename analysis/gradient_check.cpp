@@ -1,0 +1,65 @@
+#include "analysis/gradient_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "workloads/reference/dense_mlp.h"
+
+namespace spatialsim::analysis {
+namespace {
+
+double relative_error(const double* a, const double* b, std::size_t n) {
+  double diff = 0;
+  double scale = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return scale == 0 ? diff : diff / scale;
+}
+
+}  // namespace
+
+double GradientCheck::worst() const {
+  double w = 0;
+  for (const auto& l : layers) w = std::max({w, l.weight_error, l.bias_error});
+  return w;
+}
+
+double default_tolerance(workloads::Arithmetic arithmetic) {
+  return arithmetic == workloads::Arithmetic::fp64 ? 1e-12 : 1e-4;
+}
+
+GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result) {
+  if (result.initial_parameters.empty())
+    throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
+  workloads::reference::DenseMlp net;
+  net.activation = setup.model.activation;
+  net.loss = setup.model.loss;
+  for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  const auto& data = result.first_step_data;
+
+  GradientCheck check;
+  check.schedule = result.schedule;
+  if (result.first_step_gradients.empty()) {
+    const auto trace = workloads::reference::forward(net, data.inputs);
+    check.layers.push_back({"outputs",
+                            relative_error(result.first_step_outputs.data(), trace.outputs.data(),
+                                           trace.outputs.size()),
+                            0});
+    return check;
+  }
+  const auto expected = workloads::reference::gradients(net, data.inputs, data.targets);
+  for (std::size_t l = 0; l < expected.weights.size(); ++l) {
+    const auto& got = result.first_step_gradients[l];
+    LayerError e{"layer " + std::to_string(l),
+                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()), 0};
+    if (!expected.bias[l].empty())
+      e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
+    check.layers.push_back(e);
+  }
+  return check;
+}
+
+}  // namespace spatialsim::analysis

@@ -1,0 +1,87 @@
+// --check and --export-check through the built binary: the tiles' gradients against the dense reference,
+// and an export that an independent autograd can verify (here: the dense reference, fed only from the file).
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+
+#include "tests/cli/binary_run_fixture.h"
+#include "workloads/reference/dense_mlp.h"
+
+namespace spatialsim::cli {
+namespace {
+
+using CheckTest = testing::BinaryRunTest;
+using testing::BinaryRun;
+
+sim::Matrix<double> read_matrix(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  hsize_t dims[2] = {0, 0};
+  ds.getSpace().getSimpleExtentDims(dims);
+  sim::Matrix<double> m(static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]));
+  ds.read(m.data(), H5::PredType::NATIVE_DOUBLE);
+  return m;
+}
+
+std::vector<double> read_vector(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  std::vector<double> v(static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints()));
+  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
+  return v;
+}
+
+TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
+  const BinaryRun r = run("--schedule=forward,backprop --sim.arith=fp64 --model.widths=13,17,9,5 "
+                          "--mapping.block=3x2 --step.tokens=11 --step.wavefront=4 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("backprop    layer 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backprop: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
+}
+
+TEST_F(CheckTest, AToleranceNoArithmeticMeetsExitsOne) {
+  const BinaryRun r = run("--schedule=backprop --sim.arith=fp32 --check --check_tolerance=1e-300");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("backprop: FAILED"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("check failed"), std::string::npos) << r.err;
+}
+
+TEST_F(CheckTest, CountingModeCannotBeCheckedAndSaysHow) {
+  for (const char* flag : {"--check", "--export-check"}) {
+    const BinaryRun r = run(std::string("--sim.arith=none ") + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find("set sim.arith=fp32 or fp64"), std::string::npos) << r.err;
+    EXPECT_TRUE(dir_entries().empty()) << flag;
+  }
+}
+
+TEST_F(CheckTest, ExportedRunIsVerifiedByAnIndependentAutogradFromTheFileAlone) {
+  const BinaryRun r = run("--schedule=backprop --sim.arith=fp64 --model.widths=13,17,9,5 --mapping.block=3x2 "
+                          "--model.loss=cross-entropy --data.task=mixture --model.activation=gelu "
+                          "--step.tokens=11 --step.wavefront=4 --export-check --out=e.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const H5::H5File file(path("e.h5"), H5F_ACC_RDONLY);
+  const std::string g = "/runs/backprop/check";
+  workloads::reference::DenseMlp net;
+  net.activation = mappings::Activation::gelu;
+  net.loss = workloads::Loss::cross_entropy;
+  for (int l = 0; l < 3; ++l) {
+    const std::string layer = g + "/layers/" + std::to_string(l);
+    net.layers.push_back({read_matrix(file, layer + "/weights"), read_vector(file, layer + "/bias")});
+  }
+  const auto x = read_matrix(file, g + "/inputs");
+  const auto t = read_matrix(file, g + "/targets");
+  ASSERT_EQ(x.rows(), 11u);
+  const auto expected = workloads::reference::gradients(net, x, t);
+  EXPECT_NEAR(read_vector(file, g + "/loss")[0], expected.loss, 1e-12 * expected.loss);
+  for (int l = 0; l < 3; ++l) {
+    const std::string layer = g + "/layers/" + std::to_string(l);
+    const auto got = read_matrix(file, layer + "/grad_weights");
+    ASSERT_EQ(got.size(), expected.weights[l].size());
+    for (std::size_t k = 0; k < got.size(); ++k)
+      EXPECT_NEAR(got.values()[k], expected.weights[l].values()[k], 1e-12) << "layer " << l << " weight " << k;
+    const auto gb = read_vector(file, layer + "/grad_bias");
+    for (std::size_t k = 0; k < gb.size(); ++k) EXPECT_NEAR(gb[k], expected.bias[l][k], 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
