@@ -84,6 +84,7 @@ std::vector<std::string> selected_schedules(const sim::Config& config) {
     if (!workloads::ScheduleRegistry::contains(n))
       config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + joined(registered));
     if (!seen.insert(n).second) config.fail("schedule", "names " + n + " twice; list each schedule once");
+    workloads::ScheduleRegistry::create(n, config);  // reads and checks its options now, before any run
   }
   return names;
 }

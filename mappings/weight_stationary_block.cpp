@@ -352,6 +352,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
     // Arrived before this tile's dZ: it waits here, and that storage is counted.
     bs.x_in_transit = true;
     engine.store(m_tiles[local(i, j)].id, StorageCategory::transit, x_bytes(wf, i), m_spec.layer);
+    engine.access_sram(m_tiles[local(i, j)].id, x_bytes(wf, i), Phase::backward);
   }
   try_weight_gradient(engine, wf, i, j);
 }

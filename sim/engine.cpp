@@ -69,6 +69,7 @@ Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready
   const Cycle duration = (flops + m_timing.flops_per_cycle - 1) / m_timing.flops_per_cycle;
   const Cycle start = std::max(ready, m_tile_free_at[tile]);
   m_tile_free_at[tile] = start + duration;
+  m_last_compute_end = std::max(m_last_compute_end, start + duration);
   return start + duration;
 }
 
@@ -93,7 +94,7 @@ void Engine::run() {
     if (message.depth > m_counters.depth) m_counters.depth = message.depth;
     m_handler->on_message(*this, message);
   }
-  m_counters.makespan_cycles = std::max(m_counters.makespan_cycles, m_now);
+  m_counters.makespan_cycles = std::max({m_counters.makespan_cycles, m_now, m_last_compute_end});
 }
 
 void Engine::finish() {

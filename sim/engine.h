@@ -108,6 +108,7 @@ class Engine {
   TileCounters m_tile_counters;
   std::vector<Cycle> m_link_free_at;  // per directed link, when finite bandwidth is modelled
   std::vector<Cycle> m_tile_free_at;  // per tile compute unit
+  Cycle m_last_compute_end = 0;       // work finishing after the last delivery still counts toward makespan
   Cycle m_now = 0;
 };
 

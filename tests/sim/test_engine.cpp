@@ -104,3 +104,22 @@ TEST(Engine, HostTrafficEntersThroughTheNearestEdge) {
 
 }  // namespace
 }  // namespace spatialsim::sim
+
+namespace spatialsim::sim {
+namespace {
+
+TEST(Engine, MakespanIncludesComputationAfterTheLastDelivery) {
+  struct Worker : MessageHandler {
+    void on_message(Engine& engine, const Message&) override { engine.compute(0, 100, Phase::forward, engine.now()); }
+  } worker;
+  Grid grid(2, 1, Topology::mesh);
+  Engine engine(grid, MachineTiming{.flops_per_cycle = 10});
+  engine.set_handler(&worker);
+  engine.send({.src = 1, .dst = 0, .bytes = 1}, 0);  // arrives at 1, then 10 cycles of work
+  engine.run();
+  engine.finish();
+  EXPECT_EQ(engine.counters().makespan_cycles, 11u);
+}
+
+}  // namespace
+}  // namespace spatialsim::sim

@@ -3,6 +3,8 @@
 // moves exactly one hop between layers. The path turns at every block: down, east, up, east, down, ...
 // which keeps the whole network in a band two blocks tall, for any depth.
 
+#include <algorithm>
+
 #include "mappings/placement/i_placement.h"
 
 namespace spatialsim::mappings {
@@ -37,6 +39,11 @@ sim::Coord plus(sim::Coord a, sim::Coord b) {
   return {a.x + b.x, a.y + b.y};
 }
 
+bool overlaps(const BlockLayout& a, const BlockLayout& b) {
+  const sim::Coord a0 = a.min_corner(), a1 = a.max_corner(), b0 = b.min_corner(), b1 = b.max_corner();
+  return a0.x <= b1.x && b0.x <= a1.x && a0.y <= b1.y && b0.y <= a1.y;
+}
+
 class ZigZagPlacement final : public PlacementStrategy {
  public:
   Placement place(const std::vector<BlockShape>& shapes) const override {
@@ -61,6 +68,14 @@ class ZigZagPlacement final : public PlacementStrategy {
       }
       // Choose which end of the columns holds the outputs so that they face the next block.
       b.outputs_at_first_row = b.row_step != desired_outward(k);
+      // Blocks with r != c have different extents across and along the band, so a turn can run into an
+      // earlier block; step further out until it is clear. (Such blocks cannot give one hop per element
+      // anyway: c of one layer then differs from r of the next.)
+      if (k > 0) {
+        const sim::Coord step = unit(b.col_step);
+        while (std::any_of(blocks.begin(), blocks.end(), [&](const BlockLayout& o) { return overlaps(o, b); }))
+          b.anchor = plus(b.anchor, step);
+      }
       blocks.push_back(b);
     }
     return finish_placement(std::move(blocks));
