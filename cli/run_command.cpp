@@ -8,7 +8,8 @@
 // of schedules that are not selected, the setup, machine.on_overflow and whether `out` can be written.
 // Exit codes (cli/command.h): 0; 2 for bad input (one line from main); 3 when a tile exceeded
 // machine.sram_bytes and machine.on_overflow = error (the results file is written all the same, with the
-// overflows in it); 1 if the results file could not be written after the run.
+// overflows in it); 1 if the results file (or the Chrome trace) could not be written after the run.
+// `--trace` adds /runs/<schedule>/trace to the results file; `--chrome-trace FILE` writes FILE.
 
 #include <iomanip>
 #include <iostream>
@@ -18,10 +19,12 @@
 #include <vector>
 
 #include "analysis/check_export.h"
+#include "analysis/chrome_trace.h"
 #include "analysis/gradient_check.h"
 #include "analysis/hdf5_file.h"
 #include "analysis/results_table.h"
 #include "analysis/results_writer.h"
+#include "analysis/trace_writer.h"
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
@@ -132,15 +135,26 @@ class RunCommand final : public Command {
     } catch (const analysis::OutputError& e) {
       throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
     }
-
     const bool check = config.get_bool("check");
     const bool export_check = config.get_bool("export_check");
     if ((check || export_check) && setup.arithmetic == workloads::Arithmetic::none)
       config.fail(check ? "check" : "export_check", "needs real arithmetic; set sim.arith=fp32 or fp64");
     double tolerance = config.get_nonnegative_double("check_tolerance");
     if (tolerance == 0) tolerance = analysis::default_tolerance(setup.arithmetic);
+    // Tracing (docs/traces-and-plots.md): recorders only when a trace is asked for.
+    const bool trace = config.get_bool("trace");
+    const std::string chrome_trace = config.get_string("chrome_trace");
+    if (!chrome_trace.empty()) {
+      try {
+        analysis::Hdf5File::check_writable(chrome_trace, "chrome_trace");
+      } catch (const analysis::OutputError& e) {
+        throw sim::ConfigError("chrome_trace", e.what());
+      }
+    }
+    const analysis::RunTraces traces(schedules.size(), trace || !chrome_trace.empty());
 
-    const std::vector<workloads::RunResult> results = workloads::run_schedules(setup, config, schedules);
+    const std::vector<workloads::RunResult> results =
+        workloads::run_schedules(setup, config, schedules, traces.observers());
 
     analysis::write_setup_header(std::cout, setup);
     std::cout << '\n';
@@ -159,7 +173,15 @@ class RunCommand final : public Command {
       analysis::write_results(file, config, setup, results, kProgramVersion);
       if (export_check)
         for (const auto& r : results) analysis::write_check_export(file, r);
+      for (std::size_t k = 0; trace && k < results.size(); ++k)  // tracing
+        analysis::write_trace(file, analysis::run_group(results[k].schedule), traces.data(k));
       file.commit();
+      if (!chrome_trace.empty()) {  // tracing
+        std::vector<analysis::ScheduleTrace> runs;
+        for (std::size_t k = 0; k < results.size(); ++k)
+          runs.push_back({results[k].schedule, &traces.data(k)});
+        analysis::write_chrome_trace(chrome_trace, runs);
+      }
     } catch (const analysis::OutputError& e) {
       std::cerr << error_line(e.what()) << '\n';
       return kExitCheckFailed;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
@@ -31,7 +33,7 @@ void merge_overflows(std::vector<sim::StorageOverflow>& all, const std::vector<s
 
 template <typename T>
 RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule,
-                   RunResult result) {
+                   const RunOptions& options, RunResult result) {
   const bool with_values = setup.arithmetic != Arithmetic::none;
   const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
   NetworkSetup ns;
@@ -57,6 +59,10 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     if (with_values) data = make_step_data(setup.data, setup.model, setup.seed, step, setup.tokens);
     sim::Engine engine(grid, setup.timing);
     engine.set_handler(&program);
+    if (options.observer != nullptr) {  // tracing
+      options.observer->begin_step(step);
+      engine.add_observer(options.observer);
+    }
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
     if (with_values && step == 0 && schedule.runs_backward())
@@ -64,6 +70,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
     engine.finish();
+    if (options.observer != nullptr) options.observer->end_step(step, engine.counters());  // tracing
     sim::accumulate_sequential(result.counters, engine.counters());
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
     merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
@@ -82,26 +89,34 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
 
 }  // namespace
 
-RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name) {
+RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name,
+                       const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;
   result = setup.arithmetic == Arithmetic::fp64
-               ? run_with<double>(setup, config, *schedule, std::move(result))
-               : run_with<float>(setup, config, *schedule, std::move(result));
+               ? run_with<double>(setup, config, *schedule, options, std::move(result))
+               : run_with<float>(setup, config, *schedule, options, std::move(result));
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
-                                     const std::vector<std::string>& schedules) {
+                                     const std::vector<std::string>& schedules,
+                                     std::span<StepObserver* const> observers) {
+  if (!observers.empty() && observers.size() != schedules.size())
+    throw std::invalid_argument("run_schedules: " + std::to_string(observers.size()) + " observers for " +
+                                std::to_string(schedules.size()) +
+                                " schedules; give one per schedule or none");
   std::vector<RunResult> results(schedules.size());
   std::unique_ptr<tbb::global_control> limit;
   if (setup.threads != 0)
     limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
-  tbb::parallel_for(std::size_t{0}, schedules.size(),
-                    [&](std::size_t k) { results[k] = run_schedule(setup, config, schedules[k]); });
+  tbb::parallel_for(std::size_t{0}, schedules.size(), [&](std::size_t k) {
+    const RunOptions options{.observer = observers.empty() ? nullptr : observers[k]};
+    results[k] = run_schedule(setup, config, schedules[k], options);
+  });
   return results;
 }
 

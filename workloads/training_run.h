@@ -6,11 +6,16 @@
 //   RunSetup setup = setup_from_config(config);
 //   RunResult r = run_schedule(setup, config, "backprop");
 //   r.counters.byte_hops.total();  r.loss_per_step;  r.first_step_gradients[l].weights;
+//   analysis::MessageTraceRecorder trace;                    // any StepObserver (tracing)
+//   run_schedule(setup, config, "backprop", {.observer = &trace});
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "sim/counters.h"
+#include "sim/engine.h"
 #include "sim/storage_ledger.h"
 #include "workloads/parameters.h"
 #include "workloads/run_setup.h"
@@ -34,12 +39,33 @@ struct RunResult {
   double wall_seconds = 0;
 };
 
-RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule);
+// --- Instrumentation (tracing: analysis/message_trace.h) -------------------------------------------
+// An engine observer that is also told where steps begin and end: every step runs on a fresh engine whose
+// clock starts at 0, so an observer of a whole run needs the step boundaries to place what it sees.
+// Contract: for each step k in order, begin_step(k) is called before that step's engine sends or stores
+// anything (the observer is then attached to it), and end_step(k, c) after engine.finish(), with the
+// step's own counters. An observer belongs to one run: runs of several schedules never share one.
+class StepObserver : public sim::EngineObserver {
+ public:
+  virtual void begin_step(std::uint32_t step) = 0;
+  virtual void end_step(std::uint32_t step, const sim::Counters& step_counters) = 0;
+};
+
+struct RunOptions {
+  // Not owned. Null (the default): no observer is attached, so a run without tracing pays nothing for it.
+  StepObserver* observer = nullptr;
+};
+// ------------------------------------------------------------------------------------------------------
+
+RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule,
+                       const RunOptions& options = {});
 
 // Runs several schedules on the same setup, in parallel on up to setup.threads worker threads (0: all
 // cores). Each run is independent and deterministic, so the results, returned in the order of
-// `schedules`, do not depend on the thread count.
+// `schedules`, do not depend on the thread count. `observers` is empty (none) or holds one observer per
+// schedule, in the same order (null entries allowed); std::invalid_argument otherwise.
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
-                                     const std::vector<std::string>& schedules);
+                                     const std::vector<std::string>& schedules,
+                                     std::span<StepObserver* const> observers = {});
 
 }  // namespace spatialsim::workloads

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The stash timeline of a traced run: total stash bytes over time, stacked by layer, per schedule.
+
+    analysis/plots/stash_timeline.py RESULTS.h5 --out stash.png
+
+RESULTS.h5 is a results file of `spatialsim run --trace` (docs/traces-and-plots.md): it reads
+`/runs/<schedule>/trace/stash` (one row per change of a tile's stash, with the totals after it) and
+`/runs/<schedule>/trace/steps` (where each step starts on the run's timeline). Steps are laid end to end;
+the area under the total is the run's `inflight_byte_cycles`.
+"""
+
+import argparse
+import os
+
+from plot_common import fail, human_bytes_formatter, np, open_file, plt, save, schedules, table
+
+
+def timeline(stash, steps):
+    """Run-wide times and, at each, the stash per layer (rows: times, columns: layers), as step functions.
+
+    Several changes at one cycle collapse to the state after the last of them; every step ends at zero
+    (each step runs on a fresh engine)."""
+    keep = stash["category"] == "stash"
+    step = stash["step"][keep].astype(np.int64)
+    start = dict(zip(steps["step"].tolist(), steps["start_cycle"].tolist()))
+    time = np.array([start[s] for s in step.tolist()], dtype=np.int64) + stash["cycle"][keep].astype(np.int64)
+    layer = stash["layer"][keep].astype(np.int64)
+    value = stash["layer_bytes"][keep].astype(float)
+    layers = int(layer.max()) + 1 if layer.size else 0
+    n = time.size
+    per_layer = np.zeros((n, layers))
+    index = np.arange(n)
+    for l in range(layers):
+        # Forward-fill layer l's latest value, but never across a step boundary.
+        last = np.maximum.accumulate(np.where(layer == l, index, -1))
+        valid = (last >= 0) & (step[np.maximum(last, 0)] == step)
+        per_layer[:, l] = np.where(valid, value[np.maximum(last, 0)], 0.0)
+    # The state after the last change at each time.
+    last_at_time = np.append(time[1:] != time[:-1], True) if n else np.array([], dtype=bool)
+    time, per_layer = time[last_at_time], per_layer[last_at_time]
+    # Close every step at zero.
+    ends = (steps["start_cycle"] + steps["makespan_cycles"]).astype(np.int64)
+    time = np.concatenate([time, ends])
+    per_layer = np.concatenate([per_layer, np.zeros((ends.size, layers))])
+    order = np.argsort(time, kind="stable")
+    return time[order], per_layer[order]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", help="results file of `spatialsim run --trace`")
+    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")
+    args = p.parse_args()
+
+    series = {}
+    with open_file(args.results) as f:
+        names = schedules(f, args.results, args.schedule)
+        for s in names:
+            g = f["/runs"][s]
+            if "trace/stash" not in g or "trace/steps" not in g:
+                fail(f"{args.results}: /runs/{s} has no trace/stash; run `spatialsim run --trace` "
+                     "(docs/traces-and-plots.md)")
+            series[s] = (timeline(table(g["trace/stash"]), table(g["trace/steps"])),
+                         table(g["trace/steps"]), int(g["inflight_byte_cycles"][()]),
+                         int(g["peak_stash_bytes"][()]))
+
+    fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.4 * len(names) + 0.8), squeeze=False, sharex=True)
+    cmap = plt.get_cmap("viridis")
+    for ax, s in zip(axes[:, 0], names):
+        (time, per_layer), steps, integral, peak = series[s]
+        for start in steps["start_cycle"][1:]:
+            ax.axvline(start, color="grey", linestyle=":", linewidth=0.8)
+        ax.set_ylabel("stash")
+        ax.grid(alpha=0.3)
+        if not per_layer.any():
+            ax.set_ylim(0, 1)
+            ax.set_yticks([0])
+            ax.text(0.5, 0.5, f"{s}: no stash", transform=ax.transAxes, ha="center", va="center")
+            continue
+        layers = per_layer.shape[1]
+        bottom = np.zeros(time.size)
+        for l in range(layers):
+            top = bottom + per_layer[:, l]
+            ax.fill_between(time, bottom, top, step="post", color=cmap(l / max(layers - 1, 1)),
+                            label=f"layer {l}", linewidth=0)
+            bottom = top
+        ax.step(time, bottom, where="post", color="black", linewidth=0.8, label="total")
+        # peak_stash_bytes also sees stores and releases within one cycle; the plot shows the state
+        # at the end of each cycle, so its highest point can be lower.
+        ax.set_title(f"{s}: inflight_byte_cycles {integral:.4g}, peak_stash_bytes {peak} "
+                     f"(end-of-cycle peak {bottom.max():.0f})", fontsize="small")
+        ax.yaxis.set_major_formatter(human_bytes_formatter())
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[-1, 0].set_xlabel("cycle (steps laid end to end; dotted: step boundaries)")
+    fig.suptitle(f"{os.path.basename(args.results)}: stash timeline", fontsize="medium")
+    fig.tight_layout()
+    save(fig, args.out)
+
+
+if __name__ == "__main__":
+    main()
