@@ -9,6 +9,8 @@
 
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
+#include "workloads/reversible/reversible_model.h"
+#include "workloads/reversible/reversible_program.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::workloads {
@@ -29,7 +31,8 @@ void merge_overflows(std::vector<sim::StorageOverflow>& all, const std::vector<s
   }
 }
 
-template <typename T>
+// Program: NetworkProgram (an mlp) or reversible::ReversibleProgram; both have the same step interface.
+template <typename T, template <typename> class Program>
 RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule,
                    RunResult result) {
   const bool with_values = setup.arithmetic != Arithmetic::none;
@@ -41,7 +44,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   ns.wavefront_tokens = wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
   ns.injection_interval = setup.injection_interval;
   ns.with_values = with_values;
-  NetworkProgram<T> program(ns, grid, schedule);
+  Program<T> program(ns, grid, schedule);
   if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
     result.initial_parameters = init_parameters(setup.model, setup.seed);
     program.load(result.initial_parameters);
@@ -66,13 +69,15 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     engine.finish();
     sim::accumulate_sequential(result.counters, engine.counters());
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
-    merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
-                                                                    engine.counters().makespan_cycles);
+    merge_overflows(result.overflows, engine.ledger().overflows(),
+                    result.counters.makespan_cycles - engine.counters().makespan_cycles);
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {
         result.first_step_outputs = program.outputs();
         result.first_step_data = std::move(data);
+        if constexpr (requires { program.reconstruction_drift(); })
+          if (schedule.runs_backward()) result.reconstruction_drift = program.reconstruction_drift();
       }
     }
   }
@@ -83,12 +88,19 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
 
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name) {
   const auto start = std::chrono::steady_clock::now();
+  reversible::require_schedule_fits_model(setup.model, schedule_name);
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;
-  result = setup.arithmetic == Arithmetic::fp64
-               ? run_with<double>(setup, config, *schedule, std::move(result))
-               : run_with<float>(setup, config, *schedule, std::move(result));
+  const bool fp64 = setup.arithmetic == Arithmetic::fp64;
+  if (setup.model.kind == ModelKind::reversible) {  // docs/reversible.md
+    result =
+        fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, std::move(result))
+             : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, std::move(result));
+  } else {
+    result = fp64 ? run_with<double, NetworkProgram>(setup, config, *schedule, std::move(result))
+                  : run_with<float, NetworkProgram>(setup, config, *schedule, std::move(result));
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
@@ -98,7 +110,8 @@ std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& c
   std::vector<RunResult> results(schedules.size());
   std::unique_ptr<tbb::global_control> limit;
   if (setup.threads != 0)
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
+    limit =
+        std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
   tbb::parallel_for(std::size_t{0}, schedules.size(),
                     [&](std::size_t k) { results[k] = run_schedule(setup, config, schedules[k]); });
   return results;

@@ -7,12 +7,14 @@
 //   RunResult r = run_schedule(setup, config, "backprop");
 //   r.counters.byte_hops.total();  r.loss_per_step;  r.first_step_gradients[l].weights;
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/counters.h"
 #include "sim/storage_ledger.h"
 #include "workloads/parameters.h"
+#include "workloads/reversible/reconstruction_drift.h"
 #include "workloads/run_setup.h"
 
 namespace spatialsim::workloads {
@@ -30,9 +32,14 @@ struct RunResult {
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
   std::vector<sim::StorageOverflow> overflows;  // per tile, largest excess, over all steps
+  // A reversible model trained by `reversible` (arithmetic mode): how far the first step's reconstructed
+  // trunk values are from its forward values. Empty otherwise.
+  std::optional<reversible::ReconstructionDrift> reconstruction_drift;
   double wall_seconds = 0;
 };
 
+// Throws sim::ConfigError (key `schedule`) when the schedule does not run on the model
+// (reversible::require_schedule_fits_model).
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule);
 
 // Runs several schedules on the same setup, in parallel on up to setup.threads worker threads (0: all
