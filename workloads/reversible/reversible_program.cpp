@@ -168,37 +168,6 @@ typename ReversibleProgram<T>::Site& ReversibleProgram<T>::site(std::uint32_t va
 // ---- plumbing ----
 
 template <typename T>
-bool ReversibleProgram<T>::gather(sim::Engine& engine, Gather& g, const sim::Message& m, std::uint32_t width,
-                                  std::uint32_t offset, std::uint32_t expected, sim::TileId tile,
-                                  bool consumed) {
-  if (m_setup.with_values) {
-    if (g.pieces == 0) g.values = sim::Matrix<T>(tokens(m.serial), width);
-    const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
-    for (std::uint32_t t = 0; t < piece.rows(); ++t)
-      for (std::uint32_t k = 0; k < piece.cols(); ++k) g.values(t, offset + k) += piece(t, k);
-  }
-  g.depth = std::max(g.depth, m.depth);
-  g.ready = std::max(g.ready, engine.now());
-  const bool complete = ++g.pieces == expected;
-  if (!complete || !consumed) {
-    engine.store(tile, StorageCategory::transit, m.bytes, m.group);
-    g.held_bytes += m.bytes;
-  }
-  return complete;
-}
-
-template <typename T>
-void ReversibleProgram<T>::release(sim::Engine& engine, Gather& g, sim::TileId tile, std::uint32_t tag) {
-  if (g.held_bytes != 0) engine.release(tile, StorageCategory::transit, g.held_bytes, tag);
-  g.held_bytes = 0;
-}
-
-template <typename T>
-ValuesPtr<T> ReversibleProgram<T>::take(Gather& g) const {
-  return m_setup.with_values ? make_values(std::move(g.values)) : nullptr;
-}
-
-template <typename T>
 void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, std::uint32_t wf,
                                       std::uint32_t j, const ValuesPtr<T>& v, std::uint32_t depth,
                                       Cycle ready, Phase phase) {
@@ -315,20 +284,20 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
   auto& consumer = block(e.layer);
   if (e.consumer == Consumer::skip) {
     Site& s = site(e.skip_value, m.serial, at);
-    const bool complete =
-        gather(engine, s.skip, m, home_range(e.skip_value, at).size, offset,
-               m_graph.skip_pieces(e.skip_value, at), consumer.output_tile(at), s.layer_out.present);
+    const bool complete = s.skip.add(engine, m, tokens(m.serial), home_range(e.skip_value, at).size, offset,
+                                     m_graph.skip_pieces(e.skip_value, at), consumer.output_tile(at),
+                                     s.layer_out.present, m_setup.with_values);
     if (complete) try_forward_sum(engine, e.skip_value, m.serial, at);
     return;
   }
   Gather& g = m_lanes[e.layer][std::size_t{m.serial} * consumer.spec().layout.rows + at];
-  if (!gather(engine, g, m, consumer.row_ranges()[at].size, offset, m_graph.lane_pieces(e.layer, at),
-              consumer.lane_entry_tile(at), true))
+  if (!g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
+             m_graph.lane_pieces(e.layer, at), consumer.lane_entry_tile(at), true, m_setup.with_values))
     return;
-  release(engine, g, consumer.lane_entry_tile(at), e.layer);
+  g.release(engine, consumer.lane_entry_tile(at), e.layer);
   const std::uint32_t depth = g.depth;
   const Cycle ready = g.ready;
-  ValuesPtr<T> x = take(g);
+  ValuesPtr<T> x = g.take(m_setup.with_values);
   g = Gather{};
   // F and G stash nothing in the forward pass; a recompute keeps its inputs for the backward pass that
   // follows it; the exit layer keeps its inputs as backprop would.
@@ -372,10 +341,11 @@ void ReversibleProgram<T>::try_forward_sum(sim::Engine& engine, std::uint32_t va
                                            std::uint32_t j) {
   Site& s = site(value, wf, j);
   if (!s.layer_out.present || s.skip.pieces < m_graph.skip_pieces(value, j)) return;
-  release(engine, s.skip, home_tile(value, j), m_graph.home_layer(value));
+  s.skip.release(engine, home_tile(value, j), m_graph.home_layer(value));
   const std::uint32_t depth = std::max(s.layer_out.depth, s.skip.depth);
   const Cycle ready = std::max(s.layer_out.ready, s.skip.ready);
-  ValuesPtr<T> sum = combine(take(s.skip), s.layer_out.values, T{1});  // x1 + F(x2), or x2 + G(y1)
+  ValuesPtr<T> sum =
+      combine(s.skip.take(m_setup.with_values), s.layer_out.values, T{1});  // x1 + F(x2), or x2 + G(y1)
   s.skip = Gather{};
   s.layer_out = Stamped{};
   value_computed(engine, value, wf, j, std::move(sum), depth, ready);
@@ -476,12 +446,12 @@ void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim:
   const Range r = home_range(value, j);
   const sim::TileId tile = home_tile(value, j);
   Site& s = site(value, m.serial, j);
-  if (!gather(engine, s.returned, m, r.size, tr.features.begin - r.begin, m_graph.return_pieces(value, j),
-              tile, true))
+  if (!s.returned.add(engine, m, tokens(m.serial), r.size, tr.features.begin - r.begin,
+                      m_graph.return_pieces(value, j), tile, true, m_setup.with_values))
     return;
-  release(engine, s.returned, tile, m_graph.home_layer(value));
+  s.returned.release(engine, tile, m_graph.home_layer(value));
   const std::uint32_t depth = s.returned.depth;
-  s.value = {take(s.returned), depth, s.returned.ready, true};
+  s.value = {s.returned.take(m_setup.with_values), depth, s.returned.ready, true};
   s.returned = Gather{};
   const bool home_subtracts = CouplingGraph::stage(value) > 0;  // b_0 only goes on to F_1
   if (home_subtracts) {
@@ -541,8 +511,9 @@ void ReversibleProgram<T>::receive_gradient(sim::Engine& engine, const sim::Mess
   const Range r = home_range(value, j);
   Site& s = site(value, m.serial, j);
   const bool consumable = CouplingGraph::stage(value) == 0 || s.recomputed.present;
-  const bool complete = gather(engine, s.gradient, m, r.size, tr.features.begin - r.begin,
-                               m_graph.gradient_pieces(value, j), home_tile(value, j), consumable);
+  const bool complete =
+      s.gradient.add(engine, m, tokens(m.serial), r.size, tr.features.begin - r.begin,
+                     m_graph.gradient_pieces(value, j), home_tile(value, j), consumable, m_setup.with_values);
   // The backward pass has reached the trunk's last output: start reconstructing from it.
   if (m_graph.is_last(value) && !s.resent)
     resend_for_recompute(engine, value, m.serial, j, std::max(s.value.depth, m.depth));
@@ -560,10 +531,10 @@ void ReversibleProgram<T>::try_backward(sim::Engine& engine, std::uint32_t value
   s.backward_started = true;
   const Range r = home_range(value, j);
   const sim::TileId tile = home_tile(value, j);
-  release(engine, s.gradient, tile, m_graph.home_layer(value));
+  s.gradient.release(engine, tile, m_graph.home_layer(value));
   const std::uint32_t depth = std::max(s.gradient.depth, s.recomputed.depth);
   const Cycle ready = std::max({s.gradient.ready, s.recomputed.ready, engine.now()});
-  ValuesPtr<T> g = take(s.gradient);
+  ValuesPtr<T> g = s.gradient.take(m_setup.with_values);
   s.gradient = Gather{};
   if (k == 0) {
     entry_gradient_part(engine, value, wf, j, g, depth, ready);
@@ -616,10 +587,10 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
     whole.held_bytes += bytes;
     return;
   }
-  release(engine, whole, entry.output_tile(j), CouplingLayers::entry());
+  whole.release(engine, entry.output_tile(j), CouplingLayers::entry());
   const std::uint32_t d = whole.depth;
   const Cycle at = whole.ready;
-  ValuesPtr<T> dy = take(whole);
+  ValuesPtr<T> dy = whole.take(m_setup.with_values);
   whole = Gather{};
   entry.start_backward(engine, wf, j, std::move(dy), d, at);
 }

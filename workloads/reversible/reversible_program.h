@@ -25,6 +25,7 @@
 #include "workloads/loss_stage.h"
 #include "workloads/network_program.h"
 #include "workloads/reversible/coupling_graph.h"
+#include "workloads/reversible/piece_gather.h"
 #include "workloads/reversible/reconstruction_drift.h"
 #include "workloads/reversible/tile_optimizer.h"
 
@@ -73,14 +74,7 @@ class ReversibleProgram final : public sim::MessageHandler,
     gradient,       // a gradient along an edge, reversed
     reconstructed,  // a reconstructed value going home along a skip edge, reversed
   };
-  // Pieces of one matrix arriving from several tiles; pieces that wait are transit storage.
-  struct Gather {
-    sim::Matrix<T> values;
-    std::uint32_t pieces = 0;
-    std::uint64_t held_bytes = 0;
-    std::uint32_t depth = 0;
-    sim::Cycle ready = 0;
-  };
+  using Gather = PieceGather<T>;
   struct Stamped {
     mappings::ValuesPtr<T> values;
     std::uint32_t depth = 0;
@@ -113,15 +107,6 @@ class ReversibleProgram final : public sim::MessageHandler,
   mappings::Range home_range(std::uint32_t value, std::uint32_t j) const {
     return m_graph.home_ranges(value)[j];
   }
-
-  // Adds message m's piece at column `offset` of a tokens x width matrix (summed: the gradient of a value
-  // sums its edges' contributions over the same features; other gathers have disjoint pieces). Returns
-  // whether it was the `expected`-th; the piece is held as transit storage on `tile` unless it completes and
-  // `consumed`.
-  bool gather(sim::Engine& engine, Gather& g, const sim::Message& m, std::uint32_t width,
-              std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed);
-  void release(sim::Engine& engine, Gather& g, sim::TileId tile, std::uint32_t tag);
-  mappings::ValuesPtr<T> take(Gather& g) const;
 
   void inject(sim::Engine& engine, std::uint32_t wf);
   void send_along(sim::Engine& engine, std::uint32_t edge, std::uint32_t wf, std::uint32_t j,
