@@ -4,17 +4,20 @@
 #include <string>
 
 #include "analysis/results_writer.h"
+#include "workloads/reversible/reversible_model.h"
 
 namespace spatialsim::analysis {
 namespace {
 
-void write_matrix(Hdf5File& file, const std::string& path, const sim::Matrix<double>& m, std::string_view unit) {
+void write_matrix(Hdf5File& file, const std::string& path, const sim::Matrix<double>& m,
+                  std::string_view unit) {
   file.write_array(path, std::span<const double>(m.data(), m.size()), {m.rows(), m.cols()}, unit);
 }
 
 }  // namespace
 
-void write_check_export(Hdf5File& file, const workloads::RunResult& result) {
+void write_check_export(Hdf5File& file, const workloads::RunSetup& setup,
+                        const workloads::RunResult& result) {
   if (result.initial_parameters.empty())
     throw std::invalid_argument("export_check: needs real arithmetic; set sim.arith=fp32 or fp64");
   const std::string group = run_group(result.schedule) + "/check";
@@ -25,6 +28,17 @@ void write_check_export(Hdf5File& file, const workloads::RunResult& result) {
   file.write_scalar(group + "/loss", result.loss_per_step.front(), "1");
   file.set_attribute(group, "layers", static_cast<std::uint64_t>(result.initial_parameters.size()));
   file.set_attribute(group, "has_gradients", !result.first_step_gradients.empty());
+  if (setup.model.kind == workloads::ModelKind::reversible) {
+    const workloads::reversible::CouplingLayers ids{setup.model.coupling_blocks()};
+    std::vector<std::string> names;
+    for (std::uint32_t l = 0; l < ids.count(); ++l) names.push_back(ids.name(l));
+    file.set_attribute(group, "model_kind", "reversible");
+    file.set_attribute(group, "layer_names", names);
+    if (result.reconstruction_drift) {
+      file.write_scalar(group + "/reconstruction_drift", result.reconstruction_drift->max_abs_error, "1");
+      file.write_scalar(group + "/reconstruction_scale", result.reconstruction_drift->max_abs_value, "1");
+    }
+  }
   for (std::size_t l = 0; l < result.initial_parameters.size(); ++l) {
     const std::string layer = group + "/layers/" + std::to_string(l);
     const auto& p = result.initial_parameters[l];

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "workloads/reference/dense_mlp.h"
+#include "workloads/reference/dense_reversible.h"
+#include "workloads/reversible/reversible_model.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -19,6 +21,39 @@ double relative_error(const double* a, const double* b, std::size_t n) {
   return scale == 0 ? diff : diff / scale;
 }
 
+// A reversible run against workloads/reference/dense_reversible.h.
+GradientCheck check_reversible(const workloads::RunSetup& setup, const workloads::RunResult& result) {
+  std::vector<workloads::reference::DenseLayer> layers;
+  for (const auto& p : result.initial_parameters) layers.push_back({p.weights, p.bias});
+  workloads::reference::DenseReversible net;
+  net.activation = setup.model.activation;
+  net.loss = setup.model.loss;
+  net = workloads::reference::with_layers(net, std::move(layers));
+  const auto& data = result.first_step_data;
+  GradientCheck check;
+  check.schedule = result.schedule;
+  check.drift = result.reconstruction_drift;
+  if (result.first_step_gradients.empty()) {
+    const auto trace = workloads::reference::forward(net, data.inputs);
+    check.layers.push_back(
+        {"outputs",
+         relative_error(result.first_step_outputs.data(), trace.outputs.data(), trace.outputs.size()), 0});
+    return check;
+  }
+  const auto expected = workloads::reference::gradients(net, data.inputs, data.targets);
+  const workloads::reversible::CouplingLayers ids{setup.model.coupling_blocks()};
+  for (std::uint32_t l = 0; l < expected.weights.size(); ++l) {
+    const auto& got = result.first_step_gradients[l];
+    LayerError e{ids.name(l),
+                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()),
+                 0};
+    if (!expected.bias[l].empty())
+      e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
+    check.layers.push_back(e);
+  }
+  return check;
+}
+
 }  // namespace
 
 double GradientCheck::worst() const {
@@ -31,9 +66,16 @@ double default_tolerance(workloads::Arithmetic arithmetic) {
   return arithmetic == workloads::Arithmetic::fp64 ? 1e-12 : 1e-4;
 }
 
+double default_tolerance(const workloads::RunSetup& setup) {
+  if (setup.model.kind == workloads::ModelKind::reversible && setup.arithmetic == workloads::Arithmetic::fp64)
+    return 1e-9;
+  return default_tolerance(setup.arithmetic);
+}
+
 GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result) {
   if (result.initial_parameters.empty())
     throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
+  if (setup.model.kind == workloads::ModelKind::reversible) return check_reversible(setup, result);
   workloads::reference::DenseMlp net;
   net.activation = setup.model.activation;
   net.loss = setup.model.loss;
@@ -44,17 +86,17 @@ GradientCheck check_against_reference(const workloads::RunSetup& setup, const wo
   check.schedule = result.schedule;
   if (result.first_step_gradients.empty()) {
     const auto trace = workloads::reference::forward(net, data.inputs);
-    check.layers.push_back({"outputs",
-                            relative_error(result.first_step_outputs.data(), trace.outputs.data(),
-                                           trace.outputs.size()),
-                            0});
+    check.layers.push_back(
+        {"outputs",
+         relative_error(result.first_step_outputs.data(), trace.outputs.data(), trace.outputs.size()), 0});
     return check;
   }
   const auto expected = workloads::reference::gradients(net, data.inputs, data.targets);
   for (std::size_t l = 0; l < expected.weights.size(); ++l) {
     const auto& got = result.first_step_gradients[l];
     LayerError e{"layer " + std::to_string(l),
-                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()), 0};
+                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()),
+                 0};
     if (!expected.bias[l].empty())
       e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
     check.layers.push_back(e);

@@ -1,13 +1,16 @@
 #pragma once
 // Checks a run's arithmetic against the dense reference (MODEL.md section 8): the gradient assembled from
 // the tiles' slices after the first step, layer by layer, or, for a schedule that computes no gradient,
-// the network's outputs.
+// the network's outputs. A reversible model (model.kind=reversible) is checked against its own dense
+// reference (workloads/reference/dense_reversible.h), layer by layer (entry, F1, G1, ..., exit), and the
+// check carries the run's reconstruction drift so that it is reported next to the errors.
 //
 // Usage:
 //   GradientCheck c = check_against_reference(setup, result);
 //   for (const LayerError& e : c.layers) ...;   c.passed(tolerance)
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,14 +20,15 @@
 namespace spatialsim::analysis {
 
 struct LayerError {
-  std::string what;           // "layer 3" or "outputs"
-  double weight_error = 0;    // max |tiles - reference| / max |reference| over dW (or the outputs)
-  double bias_error = 0;      // the same over db (0 without bias)
+  std::string what;         // "layer 3", "outputs", or a reversible layer: "entry", "F2", "exit"
+  double weight_error = 0;  // max |tiles - reference| / max |reference| over dW (or the outputs)
+  double bias_error = 0;    // the same over db (0 without bias)
 };
 
 struct GradientCheck {
   std::string schedule;
   std::vector<LayerError> layers;
+  std::optional<workloads::reversible::ReconstructionDrift> drift;  // reversible training runs only
   double worst() const;
   bool passed(double tolerance) const { return worst() <= tolerance; }
 };
@@ -35,5 +39,8 @@ GradientCheck check_against_reference(const workloads::RunSetup& setup, const wo
 // The tolerance MODEL.md section 8 sets for exact schedules: 1e-12 in fp64; for fp32, 1e-4 (single
 // precision carries about 7 digits, and a slice sums hundreds of products).
 double default_tolerance(workloads::Arithmetic arithmetic);
+// The same, per model: a reversible model's gradients pass through reconstructed inputs, so MODEL.md
+// section 8 allows 1e-9 in fp64 (fp32: 1e-4 as for any model).
+double default_tolerance(const workloads::RunSetup& setup);
 
 }  // namespace spatialsim::analysis

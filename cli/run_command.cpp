@@ -5,7 +5,8 @@
 //   spatialsim run --schedule=forward,backprop --model.depth=8 --out=depth8.h5
 //
 // Everything that can be wrong with the input is found before anything runs: the schedule names, options
-// of schedules that are not selected, the setup, machine.on_overflow and whether `out` can be written.
+// of schedules that are not selected, the setup, schedules that do not run on the model kind,
+// machine.on_overflow and whether `out` can be written.
 // Exit codes (cli/command.h): 0; 2 for bad input (one line from main); 3 when a tile exceeded
 // machine.sram_bytes and machine.on_overflow = error (the results file is written all the same, with the
 // overflows in it); 1 if the results file (or the Chrome trace) could not be written after the run.
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
 #include "sim/option_spec.h"
+#include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/training_run.h"
@@ -41,7 +44,8 @@ const sim::OptionRegistration options{
      "error (exit code 3) | report (warn on stderr): what a run does when a tile holds more than "
      "machine.sram_bytes; either way the overflows are printed and recorded in `out`"},
     {"check_tolerance", "1",
-     "--check fails past this relative error; 0 = MODEL.md's bound for the arithmetic (1e-12 fp64, 1e-4 fp32)"},
+     "--check fails past this relative error; 0 = MODEL.md's bound for the arithmetic (1e-12 fp64, 1e-9 fp64 "
+     "with model.kind=reversible, 1e-4 fp32)"},
 };
 
 // --check: per schedule and layer, the tiles' gradient (or outputs) against the dense reference.
@@ -56,6 +60,11 @@ bool print_checks(std::ostream& out, const workloads::RunSetup& setup,
       out << "  " << std::left << std::setw(12) << r.schedule << std::setw(10) << l.what << " weights "
           << std::scientific << std::setprecision(3) << l.weight_error << "  bias " << l.bias_error
           << std::defaultfloat << '\n';
+    }
+    if (c.drift) {  // reversible: reported, not corrected (docs/reversible.md)
+      out << "  " << std::left << std::setw(12) << r.schedule << "reconstruction drift max |x_rec - x_fwd| "
+          << std::scientific << std::setprecision(3) << c.drift->max_abs_error << " (relative "
+          << c.drift->relative() << ")" << std::defaultfloat << '\n';
     }
     const bool passed = c.passed(tolerance);
     out << "  " << r.schedule << ": " << (passed ? "passed" : "FAILED") << '\n';
@@ -128,6 +137,7 @@ class RunCommand final : public Command {
     const auto schedules = selected_schedules(config);
     reject_options_of_unselected_schedules(config, schedules);
     const workloads::RunSetup setup = workloads::setup_from_config(config);
+    for (const auto& s : schedules) workloads::reversible::require_schedule_fits_model(setup.model, s);
     const bool stop_on_overflow = config.get_choice("machine.on_overflow", {"error", "report"}) == "error";
     const std::string out = config.get_string("out");
     try {
@@ -140,7 +150,7 @@ class RunCommand final : public Command {
     if ((check || export_check) && setup.arithmetic == workloads::Arithmetic::none)
       config.fail(check ? "check" : "export_check", "needs real arithmetic; set sim.arith=fp32 or fp64");
     double tolerance = config.get_nonnegative_double("check_tolerance");
-    if (tolerance == 0) tolerance = analysis::default_tolerance(setup.arithmetic);
+    if (tolerance == 0) tolerance = analysis::default_tolerance(setup);
     // Tracing (docs/traces-and-plots.md): recorders only when a trace is asked for.
     const bool trace = config.get_bool("trace");
     const std::string chrome_trace = config.get_string("chrome_trace");
@@ -172,7 +182,7 @@ class RunCommand final : public Command {
       analysis::Hdf5File file(out);
       analysis::write_results(file, config, setup, results, kProgramVersion);
       if (export_check)
-        for (const auto& r : results) analysis::write_check_export(file, r);
+        for (const auto& r : results) analysis::write_check_export(file, setup, r);
       for (std::size_t k = 0; trace && k < results.size(); ++k)  // tracing
         analysis::write_trace(file, analysis::run_group(results[k].schedule), traces.data(k));
       file.commit();
@@ -189,7 +199,11 @@ class RunCommand final : public Command {
 
     if (!checks_passed) {
       std::cerr << error_line("check failed: a gradient differs from the dense reference by more than " +
-                              std::to_string(tolerance) + " (relative); see the check table above")
+                              [&] {
+                                std::ostringstream t;
+                                t << tolerance;
+                                return t.str();
+                              }() + " (relative); see the check table above")
                 << '\n';
       return kExitCheckFailed;
     }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/option_spec.h"
+#include "workloads/reversible/reversible_model.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -12,7 +13,8 @@ const sim::OptionRegistration options{
      "layer widths d_0,d_1,...,d_L (L layers); when set, inputs/width/depth/outputs must not be"},
     {"model.inputs", "elements", "input width d_0 (with width/depth/outputs)"},
     {"model.width", "elements", "hidden width (with inputs/depth/outputs)"},
-    {"model.depth", "layers", "number of layers L >= 1 (with inputs/width/outputs)"},
+    {"model.depth", "layers",
+     "number of layers L >= 1 (with inputs/width/outputs); model.kind=reversible: coupling blocks"},
     {"model.outputs", "elements", "output width d_L (with inputs/width/depth)"},
     {"model.activation", "choice", "relu|tanh|gelu|identity, after every layer but the last"},
     {"model.bias", "bool", "whether layers add a bias"},
@@ -22,9 +24,19 @@ const sim::OptionRegistration options{
 
 }  // namespace
 
+std::vector<DenseLayerShape> ModelSpec::dense_layers() const {
+  if (kind == ModelKind::reversible) return reversible::coupling_dense_layers(*this);
+  std::vector<DenseLayerShape> out;
+  for (std::uint32_t l = 0; l < layers(); ++l) out.push_back({widths[l], widths[l + 1]});
+  return out;
+}
+
 ModelSpec model_from_config(const sim::Config& config) {
   ModelSpec m;
-  if (!config.raw("model.widths").empty()) {
+  m.kind = reversible::model_kind_from_config(config);
+  if (m.kind == ModelKind::reversible) {
+    m.widths = reversible::coupling_widths_from_config(config);
+  } else if (!config.raw("model.widths").empty()) {
     for (const char* k : {"model.inputs", "model.width", "model.depth", "model.outputs"}) {
       if (config.is_explicit(k))
         config.fail(

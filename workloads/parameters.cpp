@@ -7,10 +7,11 @@
 namespace spatialsim::workloads {
 
 NetworkParameters init_parameters(const ModelSpec& model, std::uint64_t seed) {
-  NetworkParameters params(model.layers());
-  for (std::uint32_t l = 0; l < model.layers(); ++l) {
-    const std::uint32_t d_in = model.widths[l];
-    const std::uint32_t d_out = model.widths[l + 1];
+  const std::vector<DenseLayerShape> shapes = model.dense_layers();
+  NetworkParameters params(shapes.size());
+  for (std::uint32_t l = 0; l < shapes.size(); ++l) {
+    const std::uint32_t d_in = shapes[l].d_in;
+    const std::uint32_t d_out = shapes[l].d_out;
     Random rng(seed, 1000 + l);  // one stream per layer: changing depth keeps earlier layers' weights
     const double scale = model.init_gain / std::sqrt(static_cast<double>(d_in));
     params[l].weights = sim::Matrix<double>(d_in, d_out);

@@ -16,7 +16,8 @@ struct LayerParameters {
 };
 using NetworkParameters = std::vector<LayerParameters>;
 
-// Seeded initialisation: W ~ N(0, init_gain^2 / d_in), b = 0. Deterministic for (model, seed).
+// Seeded initialisation of every dense layer (ModelSpec::dense_layers, in that order): W ~ N(0,
+// init_gain^2 / d_in), b = 0. Deterministic for (model, seed).
 NetworkParameters init_parameters(const ModelSpec& model, std::uint64_t seed);
 
 }  // namespace spatialsim::workloads

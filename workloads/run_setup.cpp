@@ -101,11 +101,13 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.seed = config.get_uint("sim.seed");
   s.threads = to_u32(config, "sim.threads", config.get_uint("sim.threads"));
 
-  // Blocks: every layer gets the same r x c block; it must fit the layer (no silent shrinking).
+  // Blocks: every dense layer (a reversible model's F and G included) gets the same r x c block, in
+  // placement order; it must fit the layer (no silent shrinking).
   const auto [r, c] = config.get_dims("mapping.block");
-  for (std::uint32_t l = 0; l < s.model.layers(); ++l) {
-    const std::uint32_t d_in = s.model.widths[l];
-    const std::uint32_t d_out = s.model.widths[l + 1];
+  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
+  for (std::uint32_t l = 0; l < layers.size(); ++l) {
+    const std::uint32_t d_in = layers[l].d_in;
+    const std::uint32_t d_out = layers[l].d_out;
     if (r > d_in || c > d_out) {
       config.fail("mapping.block", "does not fit layer " + std::to_string(l) + " (d_in = " +
                                        std::to_string(d_in) + ", d_out = " + std::to_string(d_out) +
@@ -115,7 +117,7 @@ RunSetup setup_from_config(const sim::Config& config) {
     }
   }
   s.placement_name = config.get_choice("mapping.placement", mappings::PlacementRegistry::names());
-  std::vector<mappings::BlockShape> shapes(s.model.layers(), mappings::BlockShape{r, c});
+  std::vector<mappings::BlockShape> shapes(layers.size(), mappings::BlockShape{r, c});
   s.placement = mappings::PlacementRegistry::create(s.placement_name, config)->place(shapes);
 
   const auto [w, h] = config.get_dims("mapping.grid", /*allow_auto=*/true);
@@ -139,8 +141,8 @@ RunSetup setup_from_config(const sim::Config& config) {
     const std::uint32_t r0 = s.placement.blocks[0].rows;
     const std::uint32_t c0 = s.placement.blocks[0].cols;
     sim::Cycle interval = s.timing.hop_latency * (r0 + c0 - 1);
-    const std::uint64_t d_in_slice = (s.model.widths[0] + r0 - 1) / r0;
-    const std::uint64_t d_out_slice = (s.model.widths[1] + c0 - 1) / c0;
+    const std::uint64_t d_in_slice = (layers[0].d_in + r0 - 1) / r0;
+    const std::uint64_t d_out_slice = (layers[0].d_out + c0 - 1) / c0;
     if (s.timing.link_bytes_per_cycle != 0) {
       const std::uint64_t lane_bytes =
           std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;

@@ -11,6 +11,8 @@
 
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
+#include "workloads/reversible/reversible_model.h"
+#include "workloads/reversible/reversible_program.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::workloads {
@@ -31,7 +33,8 @@ void merge_overflows(std::vector<sim::StorageOverflow>& all, const std::vector<s
   }
 }
 
-template <typename T>
+// Program: NetworkProgram (an mlp) or reversible::ReversibleProgram; both have the same step interface.
+template <typename T, template <typename> class Program>
 RunResult run_with(const RunSetup& setup, const sim::Config& config, const Schedule& schedule,
                    const RunOptions& options, RunResult result) {
   const bool with_values = setup.arithmetic != Arithmetic::none;
@@ -43,7 +46,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   ns.wavefront_tokens = wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
   ns.injection_interval = setup.injection_interval;
   ns.with_values = with_values;
-  NetworkProgram<T> program(ns, grid, schedule);
+  Program<T> program(ns, grid, schedule);
   if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
     result.initial_parameters = init_parameters(setup.model, setup.seed);
     program.load(result.initial_parameters);
@@ -75,12 +78,14 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
     merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
                                                                     engine.counters().makespan_cycles);
-    result.max_checkpoints = program.max_checkpoints();
+    if constexpr (requires { program.max_checkpoints(); }) result.max_checkpoints = program.max_checkpoints();
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {
         result.first_step_outputs = program.outputs();
         result.first_step_data = std::move(data);
+        if constexpr (requires { program.reconstruction_drift(); })
+          if (schedule.runs_backward()) result.reconstruction_drift = program.reconstruction_drift();
       }
     }
   }
@@ -92,12 +97,18 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name,
                        const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  reversible::require_schedule_fits_model(setup.model, schedule_name);
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;
-  result = setup.arithmetic == Arithmetic::fp64
-               ? run_with<double>(setup, config, *schedule, options, std::move(result))
-               : run_with<float>(setup, config, *schedule, options, std::move(result));
+  const bool fp64 = setup.arithmetic == Arithmetic::fp64;
+  if (setup.model.kind == ModelKind::reversible) {  // docs/reversible.md
+    result = fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, options, std::move(result))
+                  : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, options, std::move(result));
+  } else {
+    result = fp64 ? run_with<double, NetworkProgram>(setup, config, *schedule, options, std::move(result))
+                  : run_with<float, NetworkProgram>(setup, config, *schedule, options, std::move(result));
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

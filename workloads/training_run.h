@@ -10,6 +10,7 @@
 //   run_schedule(setup, config, "backprop", {.observer = &trace});
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "sim/engine.h"
 #include "sim/storage_ledger.h"
 #include "workloads/parameters.h"
+#include "workloads/reversible/reconstruction_drift.h"
 #include "workloads/run_setup.h"
 
 namespace spatialsim::workloads {
@@ -35,7 +37,9 @@ struct RunResult {
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
   std::uint32_t max_checkpoints = 0;  // most checkpoints one wavefront held at once (recompute schedules)
-  std::vector<sim::StorageOverflow> overflows;  // per tile, largest excess, over all steps
+  std::vector<sim::StorageOverflow> overflows;
+  // Reversible models: how far the inputs reconstructed in the backward pass drift from the forward pass's.
+  std::optional<reversible::ReconstructionDrift> reconstruction_drift;  // per tile, largest excess, over all steps
   double wall_seconds = 0;
 };
 
@@ -57,6 +61,8 @@ struct RunOptions {
 };
 // ------------------------------------------------------------------------------------------------------
 
+// Throws sim::ConfigError (key `schedule`) when the schedule does not run on the model
+// (reversible::require_schedule_fits_model).
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule,
                        const RunOptions& options = {});
 

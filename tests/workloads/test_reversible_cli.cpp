@@ -1,0 +1,94 @@
+// A reversible model through the built binary: --check prints every layer and the reconstruction drift,
+// --export-check writes what an independent autograd (here the dense reversible reference, fed only from
+// the file) needs to verify the run, and bad combinations are rejected before anything runs.
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/cli/binary_run_fixture.h"
+#include "workloads/reference/dense_reversible.h"
+
+namespace spatialsim::cli {
+namespace {
+
+using ReversibleCli = testing::BinaryRunTest;
+using testing::BinaryRun;
+
+const std::string kModel =
+    "--model.kind=reversible --model.inputs=9 --model.width=14 --model.depth=3 --model.outputs=5 "
+    "--mapping.block=3x3 --step.tokens=11 --step.wavefront=4 --sim.arith=fp64 ";
+
+sim::Matrix<double> read_matrix(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  hsize_t dims[2] = {0, 0};
+  ds.getSpace().getSimpleExtentDims(dims);
+  sim::Matrix<double> m(static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]));
+  ds.read(m.data(), H5::PredType::NATIVE_DOUBLE);
+  return m;
+}
+
+std::vector<double> read_vector(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  std::vector<double> v(static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints()));
+  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
+  return v;
+}
+
+TEST_F(ReversibleCli, CheckPrintsEveryLayerAndTheDrift) {
+  const BinaryRun r = run("--schedule=forward,reversible " + kModel + "--check");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const char* layer : {"reversible  entry", "reversible  F3", "reversible  G3", "reversible  exit"})
+    EXPECT_NE(r.out.find(layer), std::string::npos) << layer << "\n" << r.out;
+  EXPECT_NE(r.out.find("reconstruction drift"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tolerance 1e-09"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reversible: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
+}
+
+TEST_F(ReversibleCli, ExportedRunIsVerifiedFromTheFileAlone) {
+  const BinaryRun r =
+      run("--schedule=reversible " + kModel + "--model.activation=tanh --export-check --out=e.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const H5::H5File file(path("e.h5"), H5F_ACC_RDONLY);
+  const std::string g = "/runs/reversible/check";
+  std::vector<workloads::reference::DenseLayer> layers;
+  for (int l = 0; l < 8; ++l) {  // entry, F1, G1, F2, G2, F3, G3, exit
+    const std::string layer = g + "/layers/" + std::to_string(l);
+    layers.push_back({read_matrix(file, layer + "/weights"), read_vector(file, layer + "/bias")});
+  }
+  workloads::reference::DenseReversible net;
+  net.activation = mappings::Activation::tanh;
+  net.loss = workloads::Loss::mse;
+  net = workloads::reference::with_layers(net, std::move(layers));
+  const auto expected = workloads::reference::gradients(net, read_matrix(file, g + "/inputs"),
+                                                        read_matrix(file, g + "/targets"));
+  EXPECT_NEAR(read_vector(file, g + "/loss")[0], expected.loss, 1e-12 * expected.loss);
+  for (int l = 0; l < 8; ++l) {
+    const auto got = read_matrix(file, g + "/layers/" + std::to_string(l) + "/grad_weights");
+    ASSERT_EQ(got.size(), expected.weights[l].size());
+    for (std::size_t k = 0; k < got.size(); ++k)
+      EXPECT_NEAR(got.values()[k], expected.weights[l].values()[k], 1e-10)
+          << "layer " << l << " weight " << k;
+  }
+  EXPECT_LT(read_vector(file, g + "/reconstruction_drift")[0], 1e-12);
+  EXPECT_TRUE(file.openGroup(g).attrExists("layer_names"));
+}
+
+TEST_F(ReversibleCli, BadCombinationsAreRejectedBeforeAnythingRuns) {
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  for (const Case& c : {Case{"--model.kind=reversible --model.width=63", "model.width"},
+                        Case{"--model.kind=reversible --schedule=forward,backprop", "backprop"},
+                        Case{"--schedule=reversible", "model.kind=reversible"}}) {
+    const BinaryRun r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(dir_entries().empty()) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::cli

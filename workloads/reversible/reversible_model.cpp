@@ -1,0 +1,78 @@
+#include "workloads/reversible/reversible_model.h"
+
+#include "sim/option_spec.h"
+
+namespace spatialsim::workloads::reversible {
+namespace {
+
+const sim::OptionRegistration options{
+    {"model.kind", "choice",
+     "mlp (model.widths or inputs/width/depth/outputs) | reversible (entry layer, model.depth additive "
+     "coupling blocks of even width model.width, exit layer; schedules forward and reversible)"},
+};
+
+}  // namespace
+
+std::string CouplingLayers::name(std::uint32_t layer) const {
+  if (layer == entry()) return "entry";
+  if (layer == exit()) return "exit";
+  const std::uint32_t k = (layer + 1) / 2;
+  std::string out(layer % 2 == 1 ? "F" : "G");
+  out += std::to_string(k);
+  return out;
+}
+
+ModelKind model_kind_from_config(const sim::Config& config) {
+  return config.get_choice("model.kind", {"mlp", "reversible"}) == "mlp" ? ModelKind::mlp
+                                                                         : ModelKind::reversible;
+}
+
+std::vector<std::uint32_t> coupling_widths_from_config(const sim::Config& config) {
+  if (!config.raw("model.widths").empty())
+    config.fail("model.widths",
+                "cannot describe a reversible model (model.kind=reversible); leave it empty and give "
+                "model.inputs, model.width (the even trunk width), model.depth (coupling blocks) and "
+                "model.outputs");
+  const auto depth = config.get_positive("model.depth");
+  const auto inputs = config.get_positive("model.inputs");
+  const auto width = config.get_positive("model.width");
+  const auto outputs = config.get_positive("model.outputs");
+  if (depth > 50000) config.fail("model.depth", "must be at most 50000 coupling blocks");
+  for (const auto& [key, v] :
+       {std::pair{"model.inputs", inputs}, {"model.width", width}, {"model.outputs", outputs}})
+    if (v > 0xFFFFFFFFull) config.fail(key, "must fit in 32 bits");
+  if (width % 2 != 0)
+    config.fail("model.width",
+                "is odd: a reversible model (model.kind=reversible) splits its trunk into two halves of "
+                "model.width / 2; give an even width");
+  std::vector<std::uint32_t> widths{static_cast<std::uint32_t>(inputs)};
+  for (std::uint64_t k = 0; k <= depth; ++k) widths.push_back(static_cast<std::uint32_t>(width));
+  widths.push_back(static_cast<std::uint32_t>(outputs));
+  return widths;
+}
+
+std::vector<DenseLayerShape> coupling_dense_layers(const ModelSpec& model) {
+  const std::uint32_t d = model.widths.at(1);
+  std::vector<DenseLayerShape> out{{model.inputs(), d}};
+  for (std::uint32_t k = 0; k < model.coupling_blocks(); ++k) {
+    out.push_back({d / 2, d / 2});  // F_k
+    out.push_back({d / 2, d / 2});  // G_k
+  }
+  out.push_back({d, model.outputs()});
+  return out;
+}
+
+void require_schedule_fits_model(const ModelSpec& model, const std::string& schedule) {
+  const bool reversible_model = model.kind == ModelKind::reversible;
+  if (schedule == "reversible" && !reversible_model)
+    throw sim::ConfigError("schedule",
+                           "schedule: reversible needs a reversible model; set model.kind=reversible "
+                           "(model.kind is mlp)");
+  if (reversible_model && schedule != "forward" && schedule != "reversible")
+    throw sim::ConfigError("schedule", "schedule: " + schedule +
+                                           " does not run on a reversible model (model.kind=reversible runs "
+                                           "forward and reversible); remove " +
+                                           schedule + " from schedule or set model.kind=mlp");
+}
+
+}  // namespace spatialsim::workloads::reversible

@@ -1,0 +1,617 @@
+#include "workloads/reversible/reversible_program.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace spatialsim::workloads::reversible {
+
+using mappings::make_values;
+using mappings::Range;
+using mappings::ValuesPtr;
+using mappings::XStash;
+using sim::Cycle;
+using sim::MessageKind;
+using sim::Phase;
+using sim::StorageCategory;
+
+namespace {
+
+template <typename T>
+using Blocks = std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>;
+
+template <typename T>
+Blocks<T> make_blocks(const NetworkSetup& setup, const sim::Grid& grid,
+                      mappings::BlockListener<T>& listener) {
+  const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
+  if (setup.model.kind != ModelKind::reversible || setup.placement.blocks.size() != shapes.size())
+    throw std::logic_error("reversible program: a reversible model with one block per dense layer expected");
+  const CouplingLayers ids{setup.model.coupling_blocks()};
+  Blocks<T> blocks;
+  for (std::uint32_t l = 0; l < shapes.size(); ++l) {
+    mappings::BlockSpec spec;
+    spec.layer = l;
+    spec.d_in = shapes[l].d_in;
+    spec.d_out = shapes[l].d_out;
+    spec.layout = setup.placement.blocks[l];
+    spec.activation = setup.model.activation;
+    spec.apply_activation = l != ids.exit();  // the exit layer is linear, as an MLP's last layer
+    spec.has_bias = setup.model.bias;
+    spec.computes_input_gradient = l != CouplingLayers::entry();
+    spec.bytes = setup.bytes;
+    spec.wavefront_tokens = setup.wavefront_tokens;
+    spec.with_values = setup.with_values;
+    blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, listener));
+  }
+  return blocks;
+}
+
+template <typename T>
+CouplingGraph make_graph(const NetworkSetup& setup, const Blocks<T>& blocks) {
+  std::vector<std::vector<Range>> rows;
+  std::vector<std::vector<Range>> cols;
+  for (const auto& b : blocks) {
+    rows.push_back(b->row_ranges());
+    cols.push_back(b->col_ranges());
+  }
+  return CouplingGraph(setup.model.coupling_blocks(), setup.model.widths.at(1), rows, cols);
+}
+
+// Columns [first, first + count) of v (v itself when that is all of it); null in counting mode.
+template <typename T>
+ValuesPtr<T> slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) {
+  if (!v) return nullptr;
+  if (first == 0 && count == v->matrix.cols()) return v;
+  sim::Matrix<T> out(v->matrix.rows(), count);
+  for (std::uint32_t t = 0; t < out.rows(); ++t)
+    for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v->matrix(t, first + k);
+  return make_values(std::move(out));
+}
+
+// a + sign * b, elementwise; null in counting mode.
+template <typename T>
+ValuesPtr<T> combine(const ValuesPtr<T>& a, const ValuesPtr<T>& b, T sign) {
+  if (!a || !b) return nullptr;
+  sim::Matrix<T> out = a->matrix;
+  const T* bv = b->matrix.data();
+  T* o = out.data();
+  for (std::size_t k = 0; k < out.size(); ++k) o[k] += sign * bv[k];
+  return make_values(std::move(out));
+}
+
+}  // namespace
+
+template <typename T>
+ReversibleProgram<T>::ReversibleProgram(const NetworkSetup& setup, const sim::Grid& grid,
+                                        const Schedule& schedule)
+    : m_setup(setup),
+      m_grid(grid),
+      m_schedule(schedule),
+      m_blocks(make_blocks<T>(setup, grid, *this)),
+      m_graph(make_graph(setup, m_blocks)) {
+  std::uint32_t first = 0;
+  for (std::uint32_t n : m_setup.wavefront_tokens) {
+    m_first_token.push_back(first);
+    first += n;
+  }
+  const auto& exit = block(m_graph.layers().exit());
+  LossStageSetup ls;
+  ls.loss = m_setup.model.loss;
+  ls.cols = exit.col_ranges();
+  for (std::uint32_t j = 0; j < exit.spec().layout.cols; ++j) ls.output_tiles.push_back(exit.output_tile(j));
+  ls.wavefront_tokens = m_setup.wavefront_tokens;
+  ls.total_tokens = first;
+  ls.activation_bytes = m_setup.bytes.activation;
+  ls.partial_sum_bytes = m_setup.bytes.partial_sum;
+  ls.layer_tag = m_graph.layers().exit();
+  ls.reduce_port = static_cast<std::uint32_t>(Port::loss_reduce);
+  ls.broadcast_port = static_cast<std::uint32_t>(Port::loss_broadcast);
+  ls.with_values = m_setup.with_values;
+  ls.wants_gradient = trains();
+  m_loss = std::make_unique<LossStage<T>>(std::move(ls), *this);
+}
+
+template <typename T>
+void ReversibleProgram<T>::load(const NetworkParameters& parameters) {
+  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
+    m_blocks[l]->load_parameters(parameters.at(l).weights, parameters.at(l).bias);
+}
+
+template <typename T>
+void ReversibleProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) {
+  m_updates.configure(optimizer, lr, m_blocks, m_setup.with_values);
+}
+
+template <typename T>
+void ReversibleProgram<T>::schedule_update(sim::Engine& engine) {
+  m_updates.schedule(engine, m_blocks, static_cast<std::uint32_t>(Port::update));
+}
+
+template <typename T>
+void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
+  if (m_setup.with_values && data == nullptr)
+    throw std::logic_error("reversible program: arithmetic mode needs step data");
+  m_data = data;
+  m_drift = ReconstructionDrift{};
+  m_loss->reset(m_setup.model.outputs());
+  for (auto& b : m_blocks) b->record_resident_storage(engine, trains());
+  if (trains()) m_updates.record_state(engine, m_blocks, m_setup.bytes.weight);
+
+  const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
+  m_sites.assign(m_graph.value_count(), {});
+  m_forward_values.assign(m_graph.value_count(), {});
+  for (std::uint32_t v = 0; v < m_graph.value_count(); ++v) {
+    m_sites[v].resize(std::size_t{G} * m_graph.home_ranges(v).size());
+    if (m_setup.with_values && trains() && !m_graph.is_last(v))
+      for (std::uint32_t wf = 0; wf < G; ++wf)
+        m_forward_values[v].emplace_back(tokens(wf), m_setup.model.widths.at(1) / 2);
+  }
+  m_lanes.assign(m_blocks.size(), {});
+  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
+    m_lanes[l].resize(std::size_t{G} * block(l).spec().layout.rows);
+  m_entry_gradient.assign(std::size_t{G} * block(CouplingLayers::entry()).spec().layout.cols, Gather{});
+
+  for (std::uint32_t wf = 0; wf < G; ++wf) {
+    engine.post_local(sim::Message{.dst = block(CouplingLayers::entry()).lane_entry_tile(0),
+                                   .port = static_cast<std::uint32_t>(Port::inject),
+                                   .serial = wf},
+                      engine.now() + wf * m_setup.injection_interval);
+  }
+}
+
+template <typename T>
+typename ReversibleProgram<T>::Site& ReversibleProgram<T>::site(std::uint32_t value, std::uint32_t wf,
+                                                                std::uint32_t j) {
+  return m_sites[value][std::size_t{wf} * m_graph.home_ranges(value).size() + j];
+}
+
+// ---- plumbing ----
+
+template <typename T>
+void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, std::uint32_t wf,
+                                      std::uint32_t j, const ValuesPtr<T>& v, std::uint32_t depth,
+                                      Cycle ready, Phase phase) {
+  const CouplingEdge& e = m_graph.edge(edge);
+  const Range home = home_range(e.value, j);
+  for (std::uint32_t id : e.plan.by_col[j]) {
+    const mappings::Transfer& tr = e.plan.transfers[id];
+    const auto& consumer = block(e.layer);
+    engine.send(sim::Message{.src = home_tile(e.value, j),
+                             .dst = e.consumer == Consumer::lanes ? consumer.lane_entry_tile(tr.consumer_row)
+                                                                  : consumer.output_tile(tr.consumer_row),
+                             .bytes = activation_bytes(wf, tr.features.size),
+                             .kind = MessageKind::redistribution,
+                             .phase = phase,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(Port::value),
+                             .group = edge,
+                             .serial = wf,
+                             .slot = id,
+                             .payload = slice_columns(v, tr.features.begin - home.begin, tr.features.size)},
+                std::max(ready, engine.now()));
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
+  // Inputs enter the entry layer's lane entries, targets the exit layer's output tiles, from the host.
+  auto token_slice = [&](const sim::Matrix<double>& m, Range cols) -> ValuesPtr<T> {
+    if (!m_setup.with_values) return nullptr;
+    sim::Matrix<T> out(tokens(wf), cols.size);
+    for (std::uint32_t t = 0; t < tokens(wf); ++t)
+      for (std::uint32_t k = 0; k < cols.size; ++k)
+        out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
+    return make_values(std::move(out));
+  };
+  const auto& entry = block(CouplingLayers::entry());
+  for (std::uint32_t i = 0; i < entry.spec().layout.rows; ++i) {
+    const Range I = entry.row_ranges()[i];
+    engine.send(sim::Message{.src = sim::kHostTile,
+                             .dst = entry.lane_entry_tile(i),
+                             .bytes = activation_bytes(wf, I.size),
+                             .kind = MessageKind::host,
+                             .phase = Phase::forward,
+                             .port = static_cast<std::uint32_t>(Port::host_input),
+                             .serial = wf,
+                             .slot = i,
+                             .payload = m_data ? token_slice(m_data->inputs, I) : nullptr},
+                engine.now());
+  }
+  const auto& exit = block(m_graph.layers().exit());
+  for (std::uint32_t j = 0; j < exit.spec().layout.cols; ++j) {
+    const Range J = exit.col_ranges()[j];
+    engine.send(sim::Message{.src = sim::kHostTile,
+                             .dst = exit.output_tile(j),
+                             .bytes = activation_bytes(wf, J.size),
+                             .kind = MessageKind::host,
+                             .phase = Phase::forward,
+                             .port = static_cast<std::uint32_t>(Port::host_target),
+                             .group = m_graph.layers().exit(),
+                             .serial = wf,
+                             .slot = j,
+                             .payload = m_data ? token_slice(m_data->targets, J) : nullptr},
+                engine.now());
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
+  if (m.port < mappings::kFirstProgramPort) {
+    m_blocks[m.group]->on_message(engine, m);
+    return;
+  }
+  switch (static_cast<Port>(m.port)) {
+    case Port::inject:
+      inject(engine, m.serial);
+      return;
+    case Port::host_input:
+      // The entry layer keeps its inputs (and Z) for its own backward pass, as backprop would.
+      block(CouplingLayers::entry())
+          .enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth, engine.now(),
+                      trains() ? XStash::replicate : XStash::none, Phase::forward);
+      return;
+    case Port::host_target:
+      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth);
+      return;
+    case Port::loss_reduce:
+    case Port::loss_broadcast:
+      m_loss->on_message(engine, m);
+      return;
+    case Port::update:
+      m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
+      return;
+    case Port::value:
+      receive_value(engine, m);
+      return;
+    case Port::gradient:
+      receive_gradient(engine, m);
+      return;
+    case Port::reconstructed:
+      receive_reconstructed(engine, m);
+      return;
+  }
+  throw std::logic_error("reversible program: unknown port");
+}
+
+// ---- forward (and recompute) ----
+
+template <typename T>
+void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message& m) {
+  const CouplingEdge& e = m_graph.edge(m.group);
+  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const std::uint32_t at = tr.consumer_row;  // a lane (lanes) or a home column (skip)
+  const std::uint32_t offset = e.consumer_offset[at] + tr.features.begin - e.consumer_ranges[at].begin;
+  auto& consumer = block(e.layer);
+  if (e.consumer == Consumer::skip) {
+    Site& s = site(e.skip_value, m.serial, at);
+    const bool complete = s.skip.add(engine, m, tokens(m.serial), home_range(e.skip_value, at).size, offset,
+                                     m_graph.skip_pieces(e.skip_value, at), consumer.output_tile(at),
+                                     s.layer_out.present, m_setup.with_values);
+    if (complete) try_forward_sum(engine, e.skip_value, m.serial, at);
+    return;
+  }
+  Gather& g = m_lanes[e.layer][std::size_t{m.serial} * consumer.spec().layout.rows + at];
+  if (!g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
+             m_graph.lane_pieces(e.layer, at), consumer.lane_entry_tile(at), true, m_setup.with_values))
+    return;
+  g.release(engine, consumer.lane_entry_tile(at), e.layer);
+  const std::uint32_t depth = g.depth;
+  const Cycle ready = g.ready;
+  ValuesPtr<T> x = g.take(m_setup.with_values);
+  g = Gather{};
+  // F and G stash nothing in the forward pass; a recompute keeps its inputs for the backward pass that
+  // follows it; the exit layer keeps its inputs as backprop would.
+  XStash stash = XStash::none;
+  if (m.phase == Phase::recompute || (e.layer == m_graph.layers().exit() && trains()))
+    stash = XStash::replicate;
+  consumer.enter_lane(engine, m.serial, at, std::move(x), depth, ready, stash, m.phase);
+}
+
+template <typename T>
+void ReversibleProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                             std::uint32_t col, ValuesPtr<T> y, std::uint32_t depth,
+                                             Cycle ready, Phase phase) {
+  if (layer == m_graph.layers().exit()) {
+    m_loss->on_output(engine, wf, col, std::move(y), depth, ready);
+    return;
+  }
+  if (layer == CouplingLayers::entry()) {  // split the column into its a_0 and b_0 parts
+    for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)}) {
+      const Range r = home_range(v, col);
+      if (r.size != 0)
+        value_computed(engine, v, wf, col, slice_columns(y, m_graph.home_offset(v, col), r.size), depth,
+                       ready);
+    }
+    return;
+  }
+  const std::uint32_t v = m_graph.value_of_layer(layer);
+  Site& s = site(v, wf, col);
+  if (phase == Phase::forward) {
+    s.layer_out = {std::move(y), depth, ready, true};
+    try_forward_sum(engine, v, wf, col);
+    return;
+  }
+  s.recomputed = {std::move(y), depth, ready, true};
+  try_subtract(engine, v, wf, col);
+  try_backward(engine, v, wf, col);
+}
+
+template <typename T>
+void ReversibleProgram<T>::try_forward_sum(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                           std::uint32_t j) {
+  Site& s = site(value, wf, j);
+  if (!s.layer_out.present || s.skip.pieces < m_graph.skip_pieces(value, j)) return;
+  s.skip.release(engine, home_tile(value, j), m_graph.home_layer(value));
+  const std::uint32_t depth = std::max(s.layer_out.depth, s.skip.depth);
+  const Cycle ready = std::max(s.layer_out.ready, s.skip.ready);
+  ValuesPtr<T> sum =
+      combine(s.skip.take(m_setup.with_values), s.layer_out.values, T{1});  // x1 + F(x2), or x2 + G(y1)
+  s.skip = Gather{};
+  s.layer_out = Stamped{};
+  value_computed(engine, value, wf, j, std::move(sum), depth, ready);
+}
+
+template <typename T>
+void ReversibleProgram<T>::value_computed(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                          std::uint32_t j, ValuesPtr<T> v, std::uint32_t depth, Cycle ready) {
+  const Range r = home_range(value, j);
+  if (!m_forward_values[value].empty()) {  // the drift reference: host-side, not on the machine
+    sim::Matrix<T>& copy = m_forward_values[value][wf];
+    for (std::uint32_t t = 0; t < copy.rows(); ++t)
+      for (std::uint32_t k = 0; k < r.size; ++k) copy(t, r.begin + k) = v->matrix(t, k);
+  }
+  if (trains() && m_graph.is_last(value)) {
+    // The trunk's last output is all the trunk keeps for the backward pass.
+    const std::uint64_t bytes = activation_bytes(wf, r.size);
+    engine.store(home_tile(value, j), StorageCategory::stash, bytes, m_graph.home_layer(value));
+    engine.access_sram(home_tile(value, j), bytes, Phase::forward);
+    site(value, wf, j).value = {v, depth, ready, true};
+  }
+  for (std::uint32_t e : m_graph.out_edges(value))
+    send_along(engine, e, wf, j, v, depth, ready, Phase::forward);
+}
+
+// ---- backward: reconstruction ----
+
+template <typename T>
+void ReversibleProgram<T>::resend_for_recompute(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                                std::uint32_t j, std::uint32_t depth) {
+  Site& s = site(value, wf, j);
+  s.resent = true;
+  for (std::uint32_t e : m_graph.out_edges(value)) {
+    const CouplingEdge& edge = m_graph.edge(e);
+    if (edge.consumer != Consumer::lanes || edge.layer == m_graph.layers().exit()) continue;
+    send_along(engine, e, wf, j, s.value.values, depth, s.value.ready, Phase::recompute);
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::try_subtract(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                        std::uint32_t j) {
+  Site& s = site(value, wf, j);
+  if (!s.value.present || !s.recomputed.present) return;
+  const Range r = home_range(value, j);
+  const sim::TileId tile = home_tile(value, j);
+  const std::uint64_t bytes = activation_bytes(wf, r.size);
+  engine.access_sram(tile, bytes, Phase::recompute);
+  engine.release(tile, StorageCategory::stash, bytes, m_graph.home_layer(value));
+  // a_{k-1} = a_k - F(b_{k-1}), or b_{k-1} = b_k - G(a_k).
+  ValuesPtr<T> previous = combine(s.value.values, s.recomputed.values, T{-1});
+  const std::uint32_t depth = std::max(s.value.depth, s.recomputed.depth);
+  const Cycle ready = std::max({s.value.ready, s.recomputed.ready, engine.now()});
+  s.value = Stamped{};
+  const std::uint32_t edge_id = m_graph.skip_into(value);
+  const CouplingEdge& e = m_graph.edge(edge_id);
+  if (previous) measure_drift(e.value, wf, r.begin, previous->matrix);
+  if (e.value == CouplingGraph::a(0)) return;  // nothing needs a_0 again: the entry layer stashed its inputs
+  for (std::uint32_t id : e.plan.by_row[j]) {
+    const mappings::Transfer& tr = e.plan.transfers[id];
+    engine.send(
+        sim::Message{.src = tile,
+                     .dst = home_tile(e.value, tr.producer_col),
+                     .bytes = activation_bytes(wf, tr.features.size),
+                     .kind = MessageKind::redistribution,
+                     .phase = Phase::recompute,
+                     .depth = depth,
+                     .port = static_cast<std::uint32_t>(Port::reconstructed),
+                     .group = edge_id,
+                     .serial = wf,
+                     .slot = id,
+                     .payload = slice_columns(previous, tr.features.begin - r.begin, tr.features.size)},
+        ready);
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::measure_drift(std::uint32_t value, std::uint32_t wf, std::uint32_t first,
+                                         const sim::Matrix<T>& reconstructed) {
+  if (m_forward_values[value].empty()) return;
+  const sim::Matrix<T>& forward = m_forward_values[value][wf];
+  for (std::uint32_t t = 0; t < reconstructed.rows(); ++t) {
+    for (std::uint32_t k = 0; k < reconstructed.cols(); ++k) {
+      const double f = static_cast<double>(forward(t, first + k));
+      m_drift.max_abs_error =
+          std::max(m_drift.max_abs_error, std::abs(static_cast<double>(reconstructed(t, k)) - f));
+      m_drift.max_abs_value = std::max(m_drift.max_abs_value, std::abs(f));
+    }
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim::Message& m) {
+  const CouplingEdge& e = m_graph.edge(m.group);
+  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const std::uint32_t value = e.value;
+  const std::uint32_t j = tr.producer_col;
+  const Range r = home_range(value, j);
+  const sim::TileId tile = home_tile(value, j);
+  Site& s = site(value, m.serial, j);
+  if (!s.returned.add(engine, m, tokens(m.serial), r.size, tr.features.begin - r.begin,
+                      m_graph.return_pieces(value, j), tile, true, m_setup.with_values))
+    return;
+  s.returned.release(engine, tile, m_graph.home_layer(value));
+  const std::uint32_t depth = s.returned.depth;
+  s.value = {s.returned.take(m_setup.with_values), depth, s.returned.ready, true};
+  s.returned = Gather{};
+  const bool home_subtracts = CouplingGraph::stage(value) > 0;  // b_0 only goes on to F_1
+  if (home_subtracts) {
+    // Held until the home layer's recompute arrives for the next subtraction: short-lived stash.
+    const std::uint64_t bytes = activation_bytes(m.serial, r.size);
+    engine.store(tile, StorageCategory::stash, bytes, m_graph.home_layer(value));
+    engine.access_sram(tile, bytes, Phase::recompute);
+  }
+  resend_for_recompute(engine, value, m.serial, j, depth);
+  if (!home_subtracts) {
+    s.value = Stamped{};
+    return;
+  }
+  try_subtract(engine, value, m.serial, j);
+}
+
+// ---- backward: gradients ----
+
+template <typename T>
+void ReversibleProgram<T>::on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                            ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
+  block(m_graph.layers().exit()).start_backward(engine, wf, col, std::move(dy), depth, ready);
+}
+
+template <typename T>
+void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                              std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth,
+                                              Cycle ready) {
+  // dX of a lane is the gradient of the values that fed it: back along the same edges to their homes.
+  for (std::uint32_t edge_id : m_graph.lanes_into(layer)) {
+    const CouplingEdge& e = m_graph.edge(edge_id);
+    for (std::uint32_t id : e.plan.by_row[row]) {
+      const mappings::Transfer& tr = e.plan.transfers[id];
+      const std::uint32_t at = e.consumer_offset[row] + tr.features.begin - e.consumer_ranges[row].begin;
+      engine.send(sim::Message{.src = block(layer).lane_entry_tile(row),
+                               .dst = home_tile(e.value, tr.producer_col),
+                               .bytes = activation_bytes(wf, tr.features.size),
+                               .kind = MessageKind::redistribution,
+                               .phase = Phase::backward,
+                               .depth = depth,
+                               .port = static_cast<std::uint32_t>(Port::gradient),
+                               .group = edge_id,
+                               .serial = wf,
+                               .slot = id,
+                               .payload = slice_columns(dx, at, tr.features.size)},
+                  ready);
+    }
+  }
+}
+
+template <typename T>
+void ReversibleProgram<T>::receive_gradient(sim::Engine& engine, const sim::Message& m) {
+  const CouplingEdge& e = m_graph.edge(m.group);
+  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const std::uint32_t value = e.value;
+  const std::uint32_t j = tr.producer_col;
+  const Range r = home_range(value, j);
+  Site& s = site(value, m.serial, j);
+  const bool consumable = CouplingGraph::stage(value) == 0 || s.recomputed.present;
+  const bool complete =
+      s.gradient.add(engine, m, tokens(m.serial), r.size, tr.features.begin - r.begin,
+                     m_graph.gradient_pieces(value, j), home_tile(value, j), consumable, m_setup.with_values);
+  // The backward pass has reached the trunk's last output: start reconstructing from it.
+  if (m_graph.is_last(value) && !s.resent)
+    resend_for_recompute(engine, value, m.serial, j, std::max(s.value.depth, m.depth));
+  if (!complete) return;
+  s.gradient_complete = true;
+  try_backward(engine, value, m.serial, j);
+}
+
+template <typename T>
+void ReversibleProgram<T>::try_backward(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                        std::uint32_t j) {
+  Site& s = site(value, wf, j);
+  const std::uint32_t k = CouplingGraph::stage(value);
+  if (!s.gradient_complete || s.backward_started || (k > 0 && !s.recomputed.present)) return;
+  s.backward_started = true;
+  const Range r = home_range(value, j);
+  const sim::TileId tile = home_tile(value, j);
+  s.gradient.release(engine, tile, m_graph.home_layer(value));
+  const std::uint32_t depth = std::max(s.gradient.depth, s.recomputed.depth);
+  const Cycle ready = std::max({s.gradient.ready, s.recomputed.ready, engine.now()});
+  ValuesPtr<T> g = s.gradient.take(m_setup.with_values);
+  s.gradient = Gather{};
+  if (k == 0) {
+    entry_gradient_part(engine, value, wf, j, g, depth, ready);
+    return;
+  }
+  s.recomputed = Stamped{};
+  // The skip operand received this gradient unchanged (y = x + F(.)): pass it on to its home.
+  const std::uint32_t edge_id = m_graph.skip_into(value);
+  const CouplingEdge& e = m_graph.edge(edge_id);
+  for (std::uint32_t id : e.plan.by_row[j]) {
+    const mappings::Transfer& tr = e.plan.transfers[id];
+    engine.send(sim::Message{.src = tile,
+                             .dst = home_tile(e.value, tr.producer_col),
+                             .bytes = activation_bytes(wf, tr.features.size),
+                             .kind = MessageKind::redistribution,
+                             .phase = Phase::backward,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(Port::gradient),
+                             .group = edge_id,
+                             .serial = wf,
+                             .slot = id,
+                             .payload = slice_columns(g, tr.features.begin - r.begin, tr.features.size)},
+                ready);
+  }
+  block(m_graph.home_layer(value)).start_backward(engine, wf, j, std::move(g), depth, ready);
+}
+
+template <typename T>
+void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_t value, std::uint32_t wf,
+                                               std::uint32_t j, const ValuesPtr<T>& g, std::uint32_t depth,
+                                               Cycle ready) {
+  // An entry column's gradient is the concatenation of its a_0 and b_0 parts.
+  auto& entry = block(CouplingLayers::entry());
+  const Range J = entry.col_ranges()[j];
+  std::uint32_t parts = 0;
+  for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)})
+    parts += home_range(v, j).size != 0 ? 1 : 0;
+  Gather& whole = m_entry_gradient[std::size_t{wf} * entry.spec().layout.cols + j];
+  if (m_setup.with_values) {
+    if (whole.pieces == 0) whole.values = sim::Matrix<T>(tokens(wf), J.size);
+    const std::uint32_t offset = m_graph.home_offset(value, j);
+    for (std::uint32_t t = 0; t < g->matrix.rows(); ++t)
+      for (std::uint32_t k = 0; k < g->matrix.cols(); ++k) whole.values(t, offset + k) = g->matrix(t, k);
+  }
+  whole.depth = std::max(whole.depth, depth);
+  whole.ready = std::max(whole.ready, ready);
+  const std::uint64_t bytes = activation_bytes(wf, home_range(value, j).size);
+  if (++whole.pieces < parts) {  // the first half waits for the other on the same tile
+    engine.store(entry.output_tile(j), StorageCategory::transit, bytes, CouplingLayers::entry());
+    whole.held_bytes += bytes;
+    return;
+  }
+  whole.release(engine, entry.output_tile(j), CouplingLayers::entry());
+  const std::uint32_t d = whole.depth;
+  const Cycle at = whole.ready;
+  ValuesPtr<T> dy = whole.take(m_setup.with_values);
+  whole = Gather{};
+  entry.start_backward(engine, wf, j, std::move(dy), d, at);
+}
+
+template <typename T>
+NetworkParameters ReversibleProgram<T>::gradients() const {
+  NetworkParameters out(m_blocks.size());
+  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
+    m_blocks[l]->collect_gradients(out[l].weights, out[l].bias);
+  return out;
+}
+
+template <typename T>
+NetworkParameters ReversibleProgram<T>::parameters() const {
+  NetworkParameters out(m_blocks.size());
+  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
+    m_blocks[l]->collect_parameters(out[l].weights, out[l].bias);
+  return out;
+}
+
+template class ReversibleProgram<float>;
+template class ReversibleProgram<double>;
+
+}  // namespace spatialsim::workloads::reversible
