@@ -8,7 +8,7 @@
 //   file.set_attribute("/config", "seed", 1);     // attributes on groups or datasets
 //   file.write_scalar("/runs/forward/makespan_cycles", makespan, "cycles");
 //   file.write_array("/runs/forward/tiles/byte_hops_sent", hops, {height, width}, "byte-hops");  // row-major
-//   TableWriter trace = file.create_table("/runs/forward/messages",
+//   TableWriter trace = file.create_table("/runs/forward/trace/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
 //   trace.append({now, "psum"});                 // buffered; written every TableOptions::batch_rows
 //   file.commit();                                // flush, close, rename to out_path

@@ -4,7 +4,7 @@
 // where the file-level conventions live; docs/hdf5.md ("Tables") describes the layout a reader sees.
 //
 // Usage:
-//   TableWriter trace = file.create_table("/runs/forward/messages",
+//   TableWriter trace = file.create_table("/runs/forward/trace/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
 //   trace.append({now, "psum"});   // buffered; written every TableOptions::batch_rows
 //   trace.close();                 // optional: the file's commit() flushes open tables
