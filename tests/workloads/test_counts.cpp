@@ -1,0 +1,87 @@
+// The remaining counts of MODEL.md section 3, each against an independent formula on odd, non-dividing
+// sizes: SRAM traffic, the per-tile stash peak, events and energy.
+#include <gtest/gtest.h>
+
+#include "analysis/run_metrics.h"
+#include "mappings/partition.h"
+#include "tests/workloads/network_test_support.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using sim::Phase;
+using testing_support::run_with;
+
+// widths 37 -> 53 -> 29 -> 11 on 3x5 blocks (uneven splits), T = 23 tokens in wavefronts of 5 (G = 5, the
+// last one 3 tokens), b_a = 2, b_p = 4, 2-byte weights, bias on.
+const std::vector<std::string> kOdd = {"--model.widths=37,53,29,11", "--mapping.block=3x5",
+                                       "--step.tokens=23",           "--step.wavefront=5",
+                                       "--machine.psum_bytes=4",     "--sim.arith=none"};
+const std::vector<std::uint64_t> kWidths = {37, 53, 29, 11};
+constexpr std::uint64_t kT = 23, kG = 5, kBa = 2, kWb = 2, kC = 5;
+
+TEST(Counts, ForwardSramIsEachWeightAndBiasReadOncePerWavefront) {
+  const RunResult r = run_with(kOdd, "forward");
+  std::uint64_t expected = 0;
+  for (std::size_t l = 0; l + 1 < kWidths.size(); ++l)
+    expected += kG * (kWidths[l] * kWidths[l + 1] + kWidths[l + 1]) * kWb;
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], expected);
+  EXPECT_EQ(r.counters.total_sram_bytes(), expected);
+}
+
+TEST(Counts, BackpropSramAddsStashWritesReadsAndGradientAccumulation) {
+  const RunResult r = run_with(kOdd, "backprop");
+  const std::size_t L = kWidths.size() - 1;
+  std::uint64_t forward = 0, backward = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint64_t d_in = kWidths[l], d_out = kWidths[l + 1];
+    const bool nonlinear = l + 1 < L;              // no activation after the last layer: no Z kept
+    forward += kG * (d_in * d_out + d_out) * kWb;  // weights and bias read
+    forward += kBa * kT * d_in * kC + (nonlinear ? kBa * kT * d_out : 0);  // X on every tile of a row, Z
+    backward += (nonlinear ? kBa * kT * d_out : 0);                        // Z read back
+    backward += kG * 2 * d_out * kWb;                                      // db read and written
+    if (l > 0) backward += kG * d_in * d_out * kWb;                        // weights read for dX
+    backward += kG * 2 * d_in * d_out * kWb + kBa * kT * d_in * kC;        // dW read and written, X read
+  }
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], forward);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backward);
+  // SGD: each parameter and its gradient read, the parameter written: 3 per parameter, once.
+  std::uint64_t parameters = 0;
+  for (std::size_t l = 0; l < L; ++l) parameters += kWidths[l] * kWidths[l + 1] + kWidths[l + 1];
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 3 * parameters * kWb);
+}
+
+TEST(Counts, PeakTileStashIsTheWidestLaneSliceWhenEverythingIsStashedAtOnce) {
+  // One layer, one wavefront, r = 3 > c = 2: every tile has X before the first dZ arrives (docs/model.md);
+  // the busiest tile holds the largest row range of d_in = 31 split 3 ways: 11 elements.
+  const RunResult r = run_with({"--model.widths=31,20", "--mapping.block=3x2", "--step.tokens=7",
+                                "--step.wavefront=7", "--sim.arith=none"},
+                               "backprop");
+  EXPECT_EQ(mappings::split(31, 3)[0].size, 11u);
+  EXPECT_EQ(r.counters.peak_tile_stash_bytes, 2ull * 7 * 11);
+  EXPECT_EQ(r.counters.peak_stash_bytes, 2ull * 7 * 31 * 2);
+}
+
+TEST(Counts, EventsAreTheMessagesPlusOneInjectionTimerPerWavefrontPlusOneUpdatePerTile) {
+  const RunResult f = run_with(kOdd, "forward");
+  EXPECT_EQ(f.counters.events, f.counters.messages.total() + kG);
+  const RunResult b = run_with(kOdd, "backprop");
+  const std::uint64_t tiles = 3 * 3 * 5;  // three layers of 3x5 tiles
+  EXPECT_EQ(b.counters.events, b.counters.messages.total() + kG + tiles);
+}
+
+TEST(Counts, EnergyIsTheThreeTermsAtThePresetPrices) {
+  const RunResult r = run_with(kOdd, "backprop");
+  const sim::EnergyPrices prices = sim::energy_preset("dally2023");
+  const auto metrics = analysis::run_metrics(r, prices);
+  const double hop = 0.4 * static_cast<double>(r.counters.byte_hops.total());
+  const double sram = 1.0 * static_cast<double>(r.counters.total_sram_bytes());
+  const double flop = 0.1 * static_cast<double>(r.counters.total_flops());
+  EXPECT_DOUBLE_EQ(analysis::find_metric(metrics, "energy_hop_pj").as_double(), hop);
+  EXPECT_DOUBLE_EQ(analysis::find_metric(metrics, "energy_sram_pj").as_double(), sram);
+  EXPECT_DOUBLE_EQ(analysis::find_metric(metrics, "energy_flop_pj").as_double(), flop);
+  EXPECT_DOUBLE_EQ(analysis::find_metric(metrics, "energy_pj").as_double(), hop + sram + flop);
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
