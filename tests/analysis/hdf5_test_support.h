@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/matrix.h"
+
 namespace spatialsim::analysis::testing {
 
 class ScratchDirTest : public ::testing::Test {
@@ -104,6 +106,23 @@ inline std::vector<std::string> read_fixed_strings(const H5::DataSet& dataset) {
     out.push_back(s);
   }
   return out;
+}
+
+// A 2-D fp64 dataset as a matrix, and any fp64 dataset as a flat vector.
+inline sim::Matrix<double> read_matrix(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  hsize_t dims[2] = {0, 0};
+  ds.getSpace().getSimpleExtentDims(dims);
+  sim::Matrix<double> m(static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]));
+  ds.read(m.data(), H5::PredType::NATIVE_DOUBLE);
+  return m;
+}
+
+inline std::vector<double> read_vector(const H5::H5File& file, const std::string& path) {
+  const H5::DataSet ds = file.openDataSet(path);
+  std::vector<double> v(static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints()));
+  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
+  return v;
 }
 
 }  // namespace spatialsim::analysis::testing

@@ -4,6 +4,7 @@
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,26 +26,35 @@ struct BinaryRun {
   std::string err;
 };
 
+// Runs the binary with `args` (shell words) in `dir`, capturing what it prints in files beside it.
+inline BinaryRun run_binary_in(const std::filesystem::path& dir, const std::string& args) {
+  const std::string tag = std::to_string(::getpid());
+  const std::string out_path = (dir / ("spatialsim_stdout_" + tag + ".txt")).string();
+  const std::string err_path = (dir / ("spatialsim_stderr_" + tag + ".txt")).string();
+  const std::string command = "cd '" + dir.string() + "' && '" + SPATIALSIM_BINARY + "' " + args + " >'" +
+                              out_path + "' 2>'" + err_path + "'";
+  const int status = std::system(command.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+// In the system's temporary directory, for runs that write no file.
+inline BinaryRun run_binary(const std::string& args) {
+  return run_binary_in(std::filesystem::temp_directory_path(), args);
+}
+
 class BinaryRunTest : public analysis::testing::ScratchDirTest {
  protected:
   // Runs the binary with `args` in the scratch directory (so that the default `out` lands there).
-  BinaryRun run(const std::string& args) const {
-    const std::string out_path = path("stdout.txt");
-    const std::string err_path = path("stderr.txt");
-    const std::string command = "cd '" + m_dir.string() + "' && '" + SPATIALSIM_BINARY + "' " + args + " >'" +
-                                out_path + "' 2>'" + err_path + "'";
-    const int status = std::system(command.c_str());
-    auto slurp = [](const std::string& p) {
-      std::ifstream in(p);
-      std::stringstream s;
-      s << in.rdbuf();
-      return s.str();
-    };
-    BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
-    std::filesystem::remove(out_path);
-    std::filesystem::remove(err_path);
-    return r;
-  }
+  BinaryRun run(const std::string& args) const { return run_binary_in(m_dir, args); }
 
   static std::size_t lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 

@@ -12,25 +12,13 @@ namespace {
 using CheckTest = testing::BinaryRunTest;
 using testing::BinaryRun;
 
-sim::Matrix<double> read_matrix(const H5::H5File& file, const std::string& path) {
-  const H5::DataSet ds = file.openDataSet(path);
-  hsize_t dims[2] = {0, 0};
-  ds.getSpace().getSimpleExtentDims(dims);
-  sim::Matrix<double> m(static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]));
-  ds.read(m.data(), H5::PredType::NATIVE_DOUBLE);
-  return m;
-}
-
-std::vector<double> read_vector(const H5::H5File& file, const std::string& path) {
-  const H5::DataSet ds = file.openDataSet(path);
-  std::vector<double> v(static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints()));
-  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
-  return v;
-}
+using analysis::testing::read_matrix;
+using analysis::testing::read_vector;
 
 TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
-  const BinaryRun r = run("--schedule=forward,backprop --sim.arith=fp64 --model.widths=13,17,9,5 "
-                          "--mapping.block=3x2 --step.tokens=11 --step.wavefront=4 --check");
+  const BinaryRun r =
+      run("--schedule=forward,backprop --sim.arith=fp64 --model.widths=13,17,9,5 "
+          "--mapping.block=3x2 --step.tokens=11 --step.wavefront=4 --check");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("backprop    layer 2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("backprop: passed"), std::string::npos) << r.out;
@@ -54,9 +42,10 @@ TEST_F(CheckTest, CountingModeCannotBeCheckedAndSaysHow) {
 }
 
 TEST_F(CheckTest, ExportedRunIsVerifiedByAnIndependentAutogradFromTheFileAlone) {
-  const BinaryRun r = run("--schedule=backprop --sim.arith=fp64 --model.widths=13,17,9,5 --mapping.block=3x2 "
-                          "--model.loss=cross-entropy --data.task=mixture --model.activation=gelu "
-                          "--step.tokens=11 --step.wavefront=4 --export-check --out=e.h5");
+  const BinaryRun r =
+      run("--schedule=backprop --sim.arith=fp64 --model.widths=13,17,9,5 --mapping.block=3x2 "
+          "--model.loss=cross-entropy --data.task=mixture --model.activation=gelu "
+          "--step.tokens=11 --step.wavefront=4 --export-check --out=e.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const H5::H5File file(path("e.h5"), H5F_ACC_RDONLY);
   const std::string g = "/runs/backprop/check";
@@ -77,7 +66,8 @@ TEST_F(CheckTest, ExportedRunIsVerifiedByAnIndependentAutogradFromTheFileAlone) 
     const auto got = read_matrix(file, layer + "/grad_weights");
     ASSERT_EQ(got.size(), expected.weights[l].size());
     for (std::size_t k = 0; k < got.size(); ++k)
-      EXPECT_NEAR(got.values()[k], expected.weights[l].values()[k], 1e-12) << "layer " << l << " weight " << k;
+      EXPECT_NEAR(got.values()[k], expected.weights[l].values()[k], 1e-12)
+          << "layer " << l << " weight " << k;
     const auto gb = read_vector(file, layer + "/grad_bias");
     for (std::size_t k = 0; k < gb.size(); ++k) EXPECT_NEAR(gb[k], expected.bias[l][k], 1e-12);
   }

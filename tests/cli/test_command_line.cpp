@@ -19,6 +19,7 @@
 #include "cli/help_text.h"
 #include "sim/option_spec.h"
 #include "sim/registry.h"
+#include "tests/cli/binary_run_fixture.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -79,7 +80,7 @@ std::vector<std::string>& added_at_test_time() {
   return keys;
 }
 
-class CommandLine : public testing::Test {
+class CommandLine : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     for (const char* key : {"mapping.grid", "kernel.name"})
@@ -259,7 +260,7 @@ struct BadVary {
   std::string message;
 };
 
-class CommandLineBadVary : public CommandLine, public testing::WithParamInterface<BadVary> {};
+class CommandLineBadVary : public CommandLine, public ::testing::WithParamInterface<BadVary> {};
 
 TEST_P(CommandLineBadVary, Rejected) {
   auto args = GetParam().args;
@@ -269,7 +270,7 @@ TEST_P(CommandLineBadVary, Rejected) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, CommandLineBadVary,
-    testing::Values(
+    ::testing::Values(
         BadVary{
             {"--vary", "clitest.depth"},
             "--vary \"clitest.depth\" (command line): must be KEY=V1,V2,... (for example model.depth=2,4,8)"},
@@ -401,30 +402,8 @@ TEST(FrontEndOptions, RegisteredWithDefaults) {
 
 // ---- the binary, end to end ----
 
-struct Run {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Run run_binary(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto out_path = dir / ("spatialsim_cli_out_" + std::to_string(::getpid()));
-  const auto err_path = dir / ("spatialsim_cli_err_" + std::to_string(::getpid()));
-  const std::string command = std::string("'") + SPATIALSIM_BINARY + "' " + args + " >'" + out_path.string() +
-                              "' 2>'" + err_path.string() + "'";
-  const int status = std::system(command.c_str());
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return r;
-}
+using Run = testing::BinaryRun;
+using testing::run_binary;
 
 TEST(Binary, VersionExitsZero) {
   const auto r = run_binary("version");

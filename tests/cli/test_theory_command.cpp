@@ -12,33 +12,13 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/binary_run_fixture.h"
+
 namespace spatialsim::cli {
 namespace {
 
-struct BinaryRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-BinaryRun run_binary(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto out_path = dir / ("spatialsim_theory_out_" + std::to_string(::getpid()));
-  const auto err_path = dir / ("spatialsim_theory_err_" + std::to_string(::getpid()));
-  const std::string command = std::string("'") + SPATIALSIM_BINARY + "' " + args + " >'" + out_path.string() +
-                              "' 2>'" + err_path.string() + "'";
-  const int status = std::system(command.c_str());
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  BinaryRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return r;
-}
+using testing::BinaryRun;
+using testing::run_binary;
 
 const std::string kSeedGrid = std::string("--config '") + SPATIALSIM_SOURCE_DIR + "/configs/seed-grid.ini'";
 

@@ -19,21 +19,8 @@ const std::string kModel =
     "--model.kind=reversible --model.inputs=9 --model.width=14 --model.depth=3 --model.outputs=5 "
     "--mapping.block=3x3 --step.tokens=11 --step.wavefront=4 --sim.arith=fp64 ";
 
-sim::Matrix<double> read_matrix(const H5::H5File& file, const std::string& path) {
-  const H5::DataSet ds = file.openDataSet(path);
-  hsize_t dims[2] = {0, 0};
-  ds.getSpace().getSimpleExtentDims(dims);
-  sim::Matrix<double> m(static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]));
-  ds.read(m.data(), H5::PredType::NATIVE_DOUBLE);
-  return m;
-}
-
-std::vector<double> read_vector(const H5::H5File& file, const std::string& path) {
-  const H5::DataSet ds = file.openDataSet(path);
-  std::vector<double> v(static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints()));
-  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE);
-  return v;
-}
+using analysis::testing::read_matrix;
+using analysis::testing::read_vector;
 
 TEST_F(ReversibleCli, CheckPrintsEveryLayerAndTheDrift) {
   const BinaryRun r = run("--schedule=forward,reversible " + kModel + "--check");
