@@ -1,0 +1,160 @@
+// Determinism (the reliability issue): the same configuration and seed give bit-identical counters,
+// per-tile counters, losses, outputs and first-step gradients whatever the thread count (1, 2, 8), and
+// again in a second run in the same process; a sweep writes the same /sweep/points table with 1 or 2
+// threads, wall-clock columns aside.
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/cli/binary_run_fixture.h"
+#include "tests/workloads/network_test_support.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using testing_support::config_with;
+
+// Bit-for-bit equality, so that NaN equals the same NaN and 0 differs from -0.
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+bool same_bits(const sim::Matrix<double>& a, const sim::Matrix<double>& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && same_bits(a.values(), b.values());
+}
+
+bool same_bits(const NetworkParameters& a, const NetworkParameters& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    if (!same_bits(a[l].weights, b[l].weights) || !same_bits(a[l].bias, b[l].bias)) return false;
+  }
+  return true;
+}
+
+bool same_overflows(const std::vector<sim::StorageOverflow>& a, const std::vector<sim::StorageOverflow>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].tile != b[i].tile || a[i].category != b[i].category || a[i].excess_bytes != b[i].excess_bytes ||
+        a[i].first_cycle != b[i].first_cycle)
+      return false;
+  }
+  return true;
+}
+
+// Everything a run measured or computed, except its wall-clock time.
+void expect_identical(const RunResult& a, const RunResult& b, const std::string& what) {
+  SCOPED_TRACE(what + ", schedule " + a.schedule);
+  EXPECT_EQ(a.schedule, b.schedule);
+  EXPECT_TRUE(a.counters == b.counters);
+  EXPECT_TRUE(a.tiles == b.tiles);
+  EXPECT_EQ(a.grid_width, b.grid_width);
+  EXPECT_EQ(a.grid_height, b.grid_height);
+  EXPECT_TRUE(same_bits(a.loss_per_step, b.loss_per_step));
+  EXPECT_TRUE(same_bits(a.initial_parameters, b.initial_parameters));
+  EXPECT_TRUE(same_bits(a.first_step_gradients, b.first_step_gradients));
+  EXPECT_TRUE(same_bits(a.first_step_data.inputs, b.first_step_data.inputs));
+  EXPECT_TRUE(same_bits(a.first_step_data.targets, b.first_step_data.targets));
+  EXPECT_TRUE(same_bits(a.first_step_outputs, b.first_step_outputs));
+  EXPECT_EQ(a.max_checkpoints, b.max_checkpoints);
+  EXPECT_TRUE(same_overflows(a.overflows, b.overflows));
+}
+
+const std::vector<std::string> kSchedules = {"forward", "backprop", "checkpoint", "revolve"};
+
+class DeterminismTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DeterminismTest, SameResultsForOneTwoAndEightThreadsAndAcrossRuns) {
+  // Two training steps (so the update and the second step's losses count), a ragged last wavefront, and
+  // a small SRAM so that overflows are recorded too.
+  const sim::Config config = config_with(
+      {"--model.inputs=12", "--model.width=16", "--model.depth=5", "--model.outputs=6", "--mapping.block=2x2",
+       "--step.tokens=11", "--step.wavefront=4", "--train.steps=2", "--train.optimizer=adam",
+       "--checkpoint.segment=2", "--revolve.slots=2", "--machine.sram_bytes=512", "--sim.seed=7",
+       std::string("--sim.arith=") + GetParam(), "--schedule=forward,backprop,checkpoint,revolve"});
+  RunSetup setup = setup_from_config(config);
+
+  setup.threads = 1;
+  const std::vector<RunResult> reference = run_schedules(setup, config, kSchedules);
+  ASSERT_EQ(reference.size(), kSchedules.size());
+  if (std::string(GetParam()) != "none") {
+    for (const RunResult& r : reference) {
+      ASSERT_EQ(r.loss_per_step.size(), 2u) << r.schedule;  // the comparison below is not vacuous
+      if (r.schedule != "forward") {
+        ASSERT_FALSE(r.first_step_gradients.empty()) << r.schedule;
+      }
+    }
+  }
+  for (const std::uint32_t threads : {1u, 2u, 8u}) {
+    setup.threads = threads;
+    const std::vector<RunResult> again = run_schedules(setup, config, kSchedules);
+    ASSERT_EQ(again.size(), reference.size());
+    for (std::size_t s = 0; s < reference.size(); ++s)
+      expect_identical(reference[s], again[s], std::to_string(threads) + " threads");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Arithmetic, DeterminismTest, ::testing::Values("fp32", "fp64", "none"),
+                         [](const ::testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
+
+// --- A sweep through the binary ----------------------------------------------------------------------
+
+class SweepDeterminismTest : public cli::testing::BinaryRunTest {
+ protected:
+  // Every column of /sweep/points as raw bytes (fixed-length strings and numbers alike), by name.
+  std::vector<std::pair<std::string, std::vector<char>>> points_columns(const std::string& file) const {
+    H5::H5File in(path(file), H5F_ACC_RDONLY);
+    const H5::Group group = in.openGroup("/sweep/points");
+    std::vector<std::pair<std::string, std::vector<char>>> columns;
+    for (const std::string& name : analysis::testing::read_string_array_attribute(group, "columns")) {
+      const H5::DataSet dataset = group.openDataSet(name);
+      const H5::DataType type = dataset.getDataType();
+      if (type.getClass() == H5T_STRING && H5::StrType(dataset).isVariableStr()) {
+        std::vector<char> joined;
+        for (const std::string& s : analysis::testing::read_variable_strings(dataset)) {
+          joined.insert(joined.end(), s.begin(), s.end());
+          joined.push_back('\0');
+        }
+        columns.emplace_back(name, joined);
+        continue;
+      }
+      const auto n = static_cast<std::size_t>(dataset.getSpace().getSimpleExtentNpoints());
+      std::vector<char> bytes(n * type.getSize());
+      if (n > 0) dataset.read(bytes.data(), type);
+      columns.emplace_back(name, bytes);
+    }
+    return columns;
+  }
+};
+
+TEST_F(SweepDeterminismTest, PointsTableIsTheSameForOneAndTwoThreads) {
+  const std::string sweep =
+      "sweep --sim.arith=fp32 --model.inputs=8 --model.width=8 --model.outputs=8 --mapping.block=2x2 "
+      "--step.wavefront=4 --vary model.depth=2,3 --vary step.tokens=8,12 "
+      "--schedule forward,backprop,checkpoint,revolve ";
+  const cli::testing::BinaryRun one = run(sweep + "--sim.threads=1 --out one.h5");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const cli::testing::BinaryRun two = run(sweep + "--sim.threads=2 --out two.h5");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+
+  const auto a = points_columns("one.h5");
+  const auto b = points_columns("two.h5");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  std::size_t compared = 0;
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    ASSERT_EQ(a[c].first, b[c].first);
+    if (a[c].first == "wall_seconds" || a[c].first == "events_per_second") continue;  // wall clock
+    EXPECT_EQ(a[c].second, b[c].second) << "column " << a[c].first;
+    ++compared;
+  }
+  EXPECT_GT(compared, 10u);
+  EXPECT_EQ(uint_array("one.h5", "/sweep/points/point").size(), 16u);  // 4 points x 4 schedules
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
