@@ -9,6 +9,8 @@
 
 #include <string_view>
 
+#include <string>
+
 #include "sim/config.h"
 #include "sim/registry.h"
 
@@ -27,7 +29,14 @@ class Command {
   static constexpr std::string_view kRegistryHeading = "commands";  // for `spatialsim --list`
   virtual ~Command() = default;
   virtual int execute(const sim::Config& config) = 0;
+  // Contract: false for a key this command never reads. main() rejects such a key when it was given on
+  // the command line, so that nothing a user typed is silently ignored (config files may serve several
+  // commands). The default: every key matters.
+  virtual bool reads(const std::string& /*key*/) const { return true; }
 };
+
+// Rejects (sim::ConfigError) the first key given on the command line that `command` does not read.
+void reject_unread_options(const Command& command, const std::string& name, const sim::Config& config);
 
 using CommandRegistry = sim::Registry<Command>;
 

@@ -75,6 +75,10 @@ void write_kernel_file(const std::string& out, const sim::Config& config, const 
 
 class KernelCommand final : public Command {
  public:
+  bool reads(const std::string& key) const override {
+    return key.rfind("kernel.", 0) == 0 || key == "mapping.grid" || key == "machine.topology" ||
+           key == "machine.link_bytes_per_cycle" || key == "machine.hop_latency" || key == "out";
+  }
   int execute(const sim::Config& config) override {
     const std::string name = config.get_choice("kernel.name", kernels::KernelRegistry::names());
     const auto [width, height] = config.get_dims("mapping.grid");

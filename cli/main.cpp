@@ -24,7 +24,9 @@ int main(int argc, char** argv) {
     }
     // Before any output is opened: an interrupted run removes its partial files (analysis/output_guard.h).
     analysis::install_interrupt_handlers();
-    return cli::CommandRegistry::create(inv.command, inv.config)->execute(inv.config);
+    const auto command = cli::CommandRegistry::create(inv.command, inv.config);
+    cli::reject_unread_options(*command, inv.command, inv.config);
+    return command->execute(inv.config);
   } catch (const sim::ConfigError& e) {
     std::cerr << cli::error_line(e.what()) << '\n';
     return cli::kExitBadInput;

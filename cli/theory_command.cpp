@@ -22,6 +22,7 @@
 #include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -55,6 +56,15 @@ std::string full(double x) {
 
 class TheoryCommand final : public Command {
  public:
+  // The model, machine and step (through setup_from_config) and theory.*; not what only runs use.
+  bool reads(const std::string& key) const override {
+    const std::string section = key.substr(0, key.find('.'));
+    if (key.find('.') != std::string::npos && workloads::ScheduleRegistry::contains(section)) return false;
+    for (const char* run_only : {"schedule", "out", "check", "export_check", "check_tolerance", "trace",
+                                 "chrome_trace", "machine.on_overflow"})
+      if (key == run_only) return false;
+    return section != "sweep" && section != "kernel" && section != "fg" && section != "splitfg";
+  }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     if (setup.model.kind != workloads::ModelKind::mlp)

@@ -10,6 +10,7 @@ namespace {
 
 class VersionCommand : public Command {
  public:
+  bool reads(const std::string&) const override { return false; }
   int execute(const sim::Config& /*config*/) override {
     std::cout << "spatialsim " << kProgramVersion << '\n';
     return kExitOk;
