@@ -52,7 +52,7 @@ std::string joined(const std::vector<std::string>& names, std::string_view separ
 
 // The scaling runs as a sweep over model.depth, so that they follow the sweep's G >= 2L rule (step.tokens
 // raised unless the user set it) and its validation. Returns an empty plan when there is one factor.
-std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config, const workloads::RunSetup& setup,
+std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                                                 const std::vector<std::string>& schedules) {
   const std::vector<std::uint64_t> factors = config.get_positive_list("compare.depth_factors");
   if (factors.size() < 2) return std::nullopt;
@@ -66,7 +66,6 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config, const
   sim::Config base = config;
   base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");
   base.set("schedule", joined(schedules), "compare (every applicable schedule)");
-  (void)setup;
   return analysis::plan_sweep(base);
 }
 
@@ -93,7 +92,7 @@ class CompareCommand final : public Command {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model);
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
-    const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, setup, schedules);
+    const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
     const bool side_by_side = config.get_bool("theory_side_by_side");
     const std::string out = config.get_string("out");
     try {

@@ -30,7 +30,7 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
   EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare"), "baseline"), "backprop");
 }
 
-TEST_F(CompareCommandTest, ReversibleModelMeetsTheTest) {
+TEST_F(CompareCommandTest, ReversibleModelIsJudgedAgainstTwiceForward) {
   const BinaryRun r = run("compare --model.kind=reversible --sim.arith=none --out=r.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("x 2 x forward"), std::string::npos) << r.out;
