@@ -5,7 +5,7 @@
 // explains the thresholds and the baseline.
 //
 // Usage:
-//   auto names = applicable_schedules(setup.model);                 // registry order, model kind filtered
+//   auto names = applicable_schedules(setup.model);   // forward first, then the registry's that fit the model
 //   write_results_table(std::cout, results, setup.prices, compare_table_rows());
 //   std::vector<InflightScaling> s = {fit_inflight_scaling("backprop", {4, 8}, {96, 384})};  // slope 2
 //   ByteHopsBaseline b = byte_hops_baseline(results);                 // backprop's, or 2 x forward's
@@ -34,7 +34,7 @@ inline constexpr double kInflightSlopeThreshold = 1.25;
 // "Without raising byte-hops by more than +33%": at most 4/3 of the baseline's byte-hops.
 inline constexpr double kByteHopsAllowance = 4.0 / 3.0;
 
-// The registered schedules (registry order) that run on the model's kind
+// The registered schedules that run on the model's kind, forward first, then registry order
 // (workloads::reversible::require_schedule_fits_model decides).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model);
 

@@ -20,7 +20,9 @@ std::uint64_t block_term(const ByteHopsPerToken& h, sim::MessageKind kind) {
 }
 
 std::string signed_text(std::int64_t v) {
-  return (v > 0 ? "+" : "") + std::to_string(v);
+  std::string s = std::to_string(v);
+  if (v > 0) s.insert(s.begin(), '+');
+  return s;
 }
 
 void print_kinds(std::ostream& out, const std::string& title, const std::vector<KindBesideTheory>& rows) {

@@ -62,7 +62,10 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                 "model.inputs/width/depth/outputs, or set compare.depth_factors=1 to skip the scaling test");
   const std::uint64_t depth = config.get_positive("model.depth");
   std::string values;
-  for (std::uint64_t f : factors) values += (values.empty() ? "" : ",") + std::to_string(depth * f);
+  for (std::uint64_t f : factors) {
+    if (!values.empty()) values += ',';
+    values += std::to_string(depth * f);
+  }
   sim::Config base = config;
   base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");
   base.set("schedule", joined(schedules), "compare (every applicable schedule)");

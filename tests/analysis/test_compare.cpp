@@ -30,6 +30,7 @@ TEST(Compare, ApplicableSchedulesFollowTheModelKind) {
   workloads::ModelSpec mlp;
   const auto m = applicable_schedules(mlp);
   for (const char* s : {"forward", "backprop", "checkpoint", "revolve"}) EXPECT_TRUE(contains(m, s)) << s;
+  EXPECT_EQ(m.front(), "forward");  // the baseline of the ratio columns comes first
   EXPECT_FALSE(contains(m, "reversible"));
   workloads::ModelSpec rev;
   rev.kind = workloads::ModelKind::reversible;
