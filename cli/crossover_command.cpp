@@ -37,7 +37,9 @@ void print_model(std::ostream& out, const std::string& title, const analysis::Cr
   out << "\n    stash     = 2 x " << m.stash_bytes_per_d << " d bytes x " << m.e_store_pj
       << " pJ (written once, read once; holding is free: static storage)\n"
       << "    d* = " << analysis::format_number(analysis::crossover_width(m))
-      << ": recomputing costs less energy below it, stashing above it\n";
+      << (analysis::crossover_width(m) > 0
+              ? ": recomputing costs less energy below it, stashing above it\n"
+              : ": recomputing never costs less energy (its hops alone cost more than the store)\n");
 }
 
 class CrossoverCommand final : public Command {
@@ -79,7 +81,7 @@ class CrossoverCommand final : public Command {
       out << "  " << std::setw(8) << w << std::setw(14) << analysis::format_number(r) << std::setw(14)
           << analysis::format_number(s) << "  " << (r < s ? "recompute" : "stash") << '\n';
     }
-    out << "\nwhy the grid's d* is far below seed 000's ~190: the stash round trip is priced at SRAM ("
+    out << "\nwhy the grid's d* differs from seed 000's ~190: the stash round trip is priced at SRAM ("
         << setup.prices.sram_pj << " pJ/byte = " << analysis::format_number(setup.prices.sram_pj / setup.prices.flop_pj)
         << " e_F) instead of HBM (" << analysis::format_number(ratio)
         << " e_F), and the grid's recompute also pays its hops and weight reads, which seed 000 leaves out\n";
