@@ -126,9 +126,15 @@ std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& re
 
 void write_verdicts(std::ostream& out, const std::vector<InflightScaling>& scaling,
                     const std::vector<Verdict>& verdicts, const ByteHopsBaseline& baseline) {
+  // The schedule column: as wide as the longest name plus a space, at least 12 (a schedule named by a
+  // later registration may be longer than today's).
+  std::size_t width = 12;
+  for (const auto& v : verdicts) width = std::max(width, v.schedule.size() + 1);
+  for (const auto& s : scaling) width = std::max(width, s.schedule.size() + 1);
+  const int w = static_cast<int>(width);
   out << "in-flight scaling: inflight_byte_cycles per token at each depth L, log-log slope\n";
   for (const auto& s : scaling) {
-    out << "  " << std::left << std::setw(12) << s.schedule << std::right;
+    out << "  " << std::left << std::setw(w) << s.schedule << std::right;
     for (std::size_t i = 0; i < s.layers.size(); ++i)
       out << "  L=" << s.layers[i] << ": " << format_number(s.inflight_per_token[i]);
     out << "  slope " << (s.fit ? fixed(s.fit->slope, 3) : std::string("-")) << '\n';
@@ -137,7 +143,7 @@ void write_verdicts(std::ostream& out, const std::vector<InflightScaling>& scali
       << " (L, not L^2) and byte_hops <= " << fixed(kByteHopsAllowance, 3) << " x "
       << (baseline.name.empty() ? std::string("(no baseline)") : baseline.name) << "\n";
   for (const auto& v : verdicts) {
-    out << "  " << std::left << std::setw(12) << v.schedule << std::setw(6) << name(v.outcome) << std::right
+    out << "  " << std::left << std::setw(w) << v.schedule << std::setw(6) << name(v.outcome) << std::right
         << v.reason << '\n';
   }
 }

@@ -86,7 +86,7 @@ TEST(Compare, SeedTestNeedsSlopeAtMostThresholdAndByteHopsWithin33Percent) {
 
   std::ostringstream out;
   write_verdicts(out, scaling, v, baseline);
-  EXPECT_NE(out.str().find("linear_cheap  meets"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("linear_cheap meets"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("x backprop"), std::string::npos) << out.str();
 }
 
