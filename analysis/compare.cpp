@@ -60,11 +60,19 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model)
 }
 
 const std::vector<std::string>& compare_table_rows() {
-  static const std::vector<std::string> rows{
-      "byte_hops_forward",    "byte_hops_backward", "byte_hops_recompute",   "byte_hops",
-      "inflight_byte_cycles", "peak_stash_bytes",   "peak_tile_stash_bytes", "depth",
-      "flops",                "energy_pj",          "energy_hop_pj",         "energy_sram_pj",
-      "energy_flop_pj"};
+  static const std::vector<std::string> rows{"byte_hops_forward",
+                                             "byte_hops_backward",
+                                             "byte_hops_recompute",
+                                             "byte_hops",
+                                             "inflight_byte_cycles",
+                                             "peak_stash_bytes",
+                                             "peak_tile_stash_bytes",
+                                             "depth",
+                                             "flops",
+                                             "energy_pj",
+                                             "energy_hop_pj",
+                                             "energy_sram_pj",
+                                             "energy_flop_pj"};
   return rows;
 }
 
@@ -85,9 +93,12 @@ ByteHopsBaseline byte_hops_baseline(const std::vector<workloads::RunResult>& res
 
 std::string_view name(TestOutcome outcome) {
   switch (outcome) {
-    case TestOutcome::meets: return "meets";
-    case TestOutcome::fails: return "fails";
-    case TestOutcome::not_applicable: break;
+    case TestOutcome::meets:
+      return "meets";
+    case TestOutcome::fails:
+      return "fails";
+    case TestOutcome::not_applicable:
+      break;
   }
   return "n/a";
 }

@@ -22,10 +22,10 @@
 namespace spatialsim::analysis {
 
 struct CrossoverModel {
-  double flops_per_d2 = 2;         // FLOPs of one forward pass per token-layer / d^2 (2: a d x d layer)
-  double stash_bytes_per_d = 2;    // bytes stashed per token-layer / d (b_a: inputs only; x c: replicated)
-  double hop_bytes_per_d = 0;      // byte-hops of one forward pass per token-layer / d (grid only)
-  double weight_bytes_per_d2 = 0;  // weight bytes read from SRAM per forward pass / d^2 (b_w)
+  double flops_per_d2 = 2;            // FLOPs of one forward pass per token-layer / d^2 (2: a d x d layer)
+  double stash_bytes_per_d = 2;       // bytes stashed per token-layer / d (b_a: inputs only; x c: replicated)
+  double hop_bytes_per_d = 0;         // byte-hops of one forward pass per token-layer / d (grid only)
+  double weight_bytes_per_d2 = 0;     // weight bytes read from SRAM per forward pass / d^2 (b_w)
   double tokens_per_weight_read = 1;  // T_local: tokens that share one read of a weight
   double e_flop_pj = 0.1;
   double e_store_pj = 1;  // per byte written or read back: SRAM on the grid, HBM on a GPU

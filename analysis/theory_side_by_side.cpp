@@ -12,10 +12,14 @@ namespace {
 
 std::uint64_t block_term(const ByteHopsPerToken& h, sim::MessageKind kind) {
   switch (kind) {
-    case sim::MessageKind::lane: return h.lane;
-    case sim::MessageKind::psum: return h.psum;
-    case sim::MessageKind::rebroadcast: return h.rebroadcast;
-    default: return 0;
+    case sim::MessageKind::lane:
+      return h.lane;
+    case sim::MessageKind::psum:
+      return h.psum;
+    case sim::MessageKind::rebroadcast:
+      return h.rebroadcast;
+    default:
+      return 0;
   }
 }
 
@@ -95,7 +99,8 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
                                const std::vector<workloads::RunResult>& results) {
   out << "\nsimulated beside the closed forms (docs/theory.md, \"What the closed forms leave out\")\n";
   if (setup.model.kind != workloads::ModelKind::mlp) {
-    out << "  skipped: the closed forms describe the MLP of MODEL.md section 4, not model.kind = reversible\n";
+    out << "  skipped: the closed forms describe the MLP of MODEL.md section 4, not model.kind = "
+           "reversible\n";
     return;
   }
   const auto& widths = setup.model.widths;
@@ -105,7 +110,8 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
       redistribution_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
   const std::uint64_t host = host_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
   const std::uint64_t tokens = std::uint64_t{setup.tokens} * setup.steps;
-  const bool rebroadcast = config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
+  const bool rebroadcast =
+      config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
 
   for (const char* name : {"forward", "backprop"}) {
     const workloads::RunResult* r = find(results, name);
@@ -113,11 +119,12 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     out << name << " (T x steps = " << tokens << " tokens)\n";
     print_kinds(out, "byte-hops, phase forward",
                 byte_hops_beside_theory(r->counters, sim::Phase::forward,
-                                        forward_block_byte_hops_per_token(layers, setup.bytes), redistribution,
-                                        host, tokens));
+                                        forward_block_byte_hops_per_token(layers, setup.bytes),
+                                        redistribution, host, tokens));
     if (std::string_view(name) != "backprop") continue;
-    print_kinds(out, "byte-hops, phase backward (backprop.xstash = " +
-                         std::string(rebroadcast ? "rebroadcast" : "replicate") + ")",
+    print_kinds(out,
+                "byte-hops, phase backward (backprop.xstash = " +
+                    std::string(rebroadcast ? "rebroadcast" : "replicate") + ")",
                 byte_hops_beside_theory(r->counters, sim::Phase::backward,
                                         backward_block_byte_hops_per_token(layers, setup.bytes, rebroadcast),
                                         redistribution, host, tokens));
@@ -137,8 +144,9 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
         << (setup.timing.link_bytes_per_cycle == 0 ? " (links latency-only: no contention)" : "") << "\n";
     const double n = setup.placement.blocks.front().tile_count();
     const double closed_depth = depth_hops(static_cast<double>(layers.size()), n);
-    out << "  depth, hops: simulated " << r->counters.depth << "; 2 L sqrt(n) = " << format_number(closed_depth)
-        << "; difference " << format_number(r->counters.depth - closed_depth)
+    out << "  depth, hops: simulated " << r->counters.depth
+        << "; 2 L sqrt(n) = " << format_number(closed_depth) << "; difference "
+        << format_number(r->counters.depth - closed_depth)
         << " (a block's chain is a lane then a column, (c - 1) + (r - 1) ~ 2 sqrt(n) per pass, plus "
            "redistribution and host hops)\n";
   }

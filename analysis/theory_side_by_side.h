@@ -29,8 +29,8 @@
 namespace spatialsim::analysis {
 
 struct KindBesideTheory {
-  std::string kind;             // sim::kMessageKindNames
-  std::uint64_t simulated = 0;  // counted in the phase
+  std::string kind;               // sim::kMessageKindNames
+  std::uint64_t simulated = 0;    // counted in the phase
   std::uint64_t closed_form = 0;  // MODEL.md section 4 inside the blocks, per token x tokens
   std::uint64_t explained = 0;    // what the closed form leaves out, counted exactly for `cause`
   std::string cause;              // "" when the closed form covers the kind

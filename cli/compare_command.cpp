@@ -82,7 +82,8 @@ std::vector<analysis::InflightScaling> run_scaling(const analysis::SweepPlan& pl
     for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
       if (plan.jobs[j].schedule != schedule) continue;
       depth.push_back(plan.axes.front().numbers.at(plan.jobs[j].point));
-      per_token.push_back(analysis::find_metric(rows[j]->metrics, "inflight_byte_cycles_per_token").as_double());
+      per_token.push_back(
+          analysis::find_metric(rows[j]->metrics, "inflight_byte_cycles_per_token").as_double());
     }
     out.push_back(analysis::fit_inflight_scaling(schedule, std::move(depth), std::move(per_token)));
   }

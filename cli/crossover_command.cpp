@@ -23,7 +23,8 @@ namespace spatialsim::cli {
 namespace {
 
 const sim::OptionRegistration options{
-    {"crossover.widths", "list", "crossover: the widths d at which the recompute and stash energies are shown"},
+    {"crossover.widths", "list",
+     "crossover: the widths d at which the recompute and stash energies are shown"},
     {"crossover.hbm_ratio", "1",
      "crossover: e_B / e_F at HBM for seed 000's GPU figure (67 on A100: d* = 68/24 x 67 ~ 190)"},
 };
@@ -60,13 +61,16 @@ class CrossoverCommand final : public Command {
 
     std::ostream& out = std::cout;
     out << "crossover: store versus recompute per token and layer, in energy (docs/crossover.md)\n"
-        << "machine: block " << block.rows << "x" << block.cols << ", b_a " << setup.bytes.activation << ", b_p "
-        << setup.bytes.partial_sum << ", b_w " << setup.bytes.weight << " bytes, weights read once per "
-        << setup.tokens_per_wavefront << " tokens (step.wavefront); prices " << setup.prices.preset << ": "
-        << setup.prices.hop_pj << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, "
-        << setup.prices.flop_pj << " pJ/flop\n\n";
-    print_model(out, "grid, MLP layer d x d, inputs stashed once (backprop.xstash = rebroadcast)", inputs_only);
-    print_model(out, "grid, MLP layer d x d, inputs replicated on the c tiles of a row (replicate)", replicated);
+        << "machine: block " << block.rows << "x" << block.cols << ", b_a " << setup.bytes.activation
+        << ", b_p " << setup.bytes.partial_sum << ", b_w " << setup.bytes.weight
+        << " bytes, weights read once per " << setup.tokens_per_wavefront
+        << " tokens (step.wavefront); prices " << setup.prices.preset << ": " << setup.prices.hop_pj
+        << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, " << setup.prices.flop_pj
+        << " pJ/flop\n\n";
+    print_model(out, "grid, MLP layer d x d, inputs stashed once (backprop.xstash = rebroadcast)",
+                inputs_only);
+    print_model(out, "grid, MLP layer d x d, inputs replicated on the c tiles of a row (replicate)",
+                replicated);
     print_model(out, "seed 000's transformer constants at the grid's SRAM price (no hops, no weight reads)",
                 seed_on_grid);
     print_model(out, "seed 000's GPU figure: HBM at e_B = " + analysis::format_number(ratio) + " e_F", gpu);
@@ -82,7 +86,8 @@ class CrossoverCommand final : public Command {
           << analysis::format_number(s) << "  " << (r < s ? "recompute" : "stash") << '\n';
     }
     out << "\nwhy the grid's d* differs from seed 000's ~190: the stash round trip is priced at SRAM ("
-        << setup.prices.sram_pj << " pJ/byte = " << analysis::format_number(setup.prices.sram_pj / setup.prices.flop_pj)
+        << setup.prices.sram_pj
+        << " pJ/byte = " << analysis::format_number(setup.prices.sram_pj / setup.prices.flop_pj)
         << " e_F) instead of HBM (" << analysis::format_number(ratio)
         << " e_F), and the grid's recompute also pays its hops and weight reads, which seed 000 leaves out\n";
     return kExitOk;

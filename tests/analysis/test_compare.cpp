@@ -44,7 +44,7 @@ TEST(Compare, SlopeOfAnL2AndAnLSeries) {
   const InflightScaling linear = fit_inflight_scaling("reversible", {4, 8}, {10, 20});
   EXPECT_NEAR(linear.fit->slope, 1.0, 1e-12);
   EXPECT_FALSE(fit_inflight_scaling("forward", {4, 8}, {0, 0}).fit);  // no stash: no slope
-  EXPECT_FALSE(fit_inflight_scaling("backprop", {4}, {48}).fit);     // one depth: no slope
+  EXPECT_FALSE(fit_inflight_scaling("backprop", {4}, {48}).fit);      // one depth: no slope
 }
 
 TEST(Compare, BaselineIsBackpropOrElseTwiceForward) {
@@ -59,14 +59,14 @@ TEST(Compare, BaselineIsBackpropOrElseTwiceForward) {
 
 TEST(Compare, SeedTestNeedsSlopeAtMostThresholdAndByteHopsWithin33Percent) {
   const std::vector<workloads::RunResult> results{
-      result("forward", 100, 0),    result("backprop", 100, 100), result("linear_cheap", 130, 130),
+      result("forward", 100, 0),       result("backprop", 100, 100),   result("linear_cheap", 130, 130),
       result("linear_dear", 140, 140), result("sqrt_cheap", 110, 110), result("unmeasured", 100, 100)};
   const std::vector<InflightScaling> scaling{
       fit_inflight_scaling("forward", {4, 8}, {0, 0}),
-      fit_inflight_scaling("backprop", {4, 8}, {16, 64}),        // slope 2
-      fit_inflight_scaling("linear_cheap", {4, 8}, {16, 32}),    // slope 1, 1.3 x backprop
-      fit_inflight_scaling("linear_dear", {4, 8}, {16, 32}),     // slope 1, 1.4 x backprop
-      fit_inflight_scaling("sqrt_cheap", {4, 16}, {8, 64}),      // slope 1.5 (checkpoint's L^1.5)
+      fit_inflight_scaling("backprop", {4, 8}, {16, 64}),      // slope 2
+      fit_inflight_scaling("linear_cheap", {4, 8}, {16, 32}),  // slope 1, 1.3 x backprop
+      fit_inflight_scaling("linear_dear", {4, 8}, {16, 32}),   // slope 1, 1.4 x backprop
+      fit_inflight_scaling("sqrt_cheap", {4, 16}, {8, 64}),    // slope 1.5 (checkpoint's L^1.5)
   };
   const ByteHopsBaseline baseline = byte_hops_baseline(results);
   const std::vector<Verdict> v = judge_schedules(results, scaling, baseline);

@@ -12,7 +12,7 @@ namespace spatialsim::analysis {
 namespace {
 
 TEST(Crossover, Seed000GpuFigureIs190) {
-  const CrossoverModel gpu = seed000_gpu_model(67);  // A100: e_B / e_F = 67
+  const CrossoverModel gpu = seed000_gpu_model(67);             // A100: e_B / e_F = 67
   EXPECT_NEAR(crossover_width(gpu), 68.0 / 24.0 * 67.0, 1e-9);  // 189.8: "storing wins for d > ~190"
   EXPECT_NEAR(crossover_width(gpu), 190, 0.5);
   EXPECT_NEAR(recompute_pj(gpu, 190), 24 * 190.0 * 190 * 0.1, 1e-6);

@@ -33,7 +33,8 @@ TEST(TheorySideBySide, SimulatedBackpropMatchesTheBlockFormsAndExplainsTheRest) 
   const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
   const auto redistribution =
       redistribution_byte_hops_per_token(setup.model.widths, setup.placement, setup.bytes.activation, grid);
-  const auto host = host_byte_hops_per_token(setup.model.widths, setup.placement, setup.bytes.activation, grid);
+  const auto host =
+      host_byte_hops_per_token(setup.model.widths, setup.placement, setup.bytes.activation, grid);
   for (sim::Phase phase : {sim::Phase::forward, sim::Phase::backward}) {
     const ByteHopsPerToken block = phase == sim::Phase::forward
                                        ? forward_block_byte_hops_per_token(layers, setup.bytes)
