@@ -26,6 +26,7 @@
 #include "analysis/hdf5_file.h"
 #include "analysis/results_table.h"
 #include "analysis/results_writer.h"
+#include "analysis/theory_side_by_side.h"
 #include "analysis/trace_writer.h"
 #include "cli/command.h"
 #include "cli/command_line.h"
@@ -162,6 +163,7 @@ class RunCommand final : public Command {
       }
     }
     const analysis::RunTraces traces(schedules.size(), trace || !chrome_trace.empty());
+    const bool side_by_side = config.get_bool("theory_side_by_side");  // closed forms beside the counters
 
     const std::vector<workloads::RunResult> results =
         workloads::run_schedules(setup, config, schedules, traces.observers());
@@ -175,6 +177,7 @@ class RunCommand final : public Command {
       for (double l : r.loss_per_step) std::cout << ' ' << l;
       std::cout << '\n';
     }
+    if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
     const bool checks_passed = !check || print_checks(std::cout, setup, results, tolerance);
     std::cout.flush();
 

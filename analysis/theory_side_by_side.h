@@ -1,0 +1,64 @@
+#pragma once
+// The simulated counters beside the closed forms (MODEL.md section 9), with the difference split by cause
+// (docs/theory.md, "What the closed forms leave out"): `--theory_side_by_side` on `run` and `compare`.
+//
+// Byte-hops: the closed form is MODEL.md section 4 inside the blocks (lane, psum, rebroadcast), exact per
+// token (analysis/theory.h) times the tokens run; those kinds must match exactly. What the closed form
+// leaves out is attributed to its cause: redistribution between blocks (routed on the placement), host
+// traffic at the grid edge, and anything else (scalar loss traffic) as "not modelled".
+// In-flight storage: the fully spatial form with the pipeline full, the same form with only the G
+// wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L), and the
+// rest (contention and the cycle-level timing of a layer-latency) as residual.
+//
+// Usage:
+//   auto rows = byte_hops_beside_theory(result.counters, sim::Phase::forward, block_form, redist, host, T);
+//   double p = peak_stash_with_wavefronts(stash_per_token, T_g, G);   // == inflight_of_layers if G >= 2L
+//   write_theory_side_by_side(std::cout, config, setup, results);     // forward and backprop, mlp only
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/theory.h"
+#include "sim/config.h"
+#include "sim/counters.h"
+#include "workloads/run_setup.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::analysis {
+
+struct KindBesideTheory {
+  std::string kind;               // sim::kMessageKindNames
+  std::uint64_t simulated = 0;    // counted in the phase
+  std::uint64_t closed_form = 0;  // MODEL.md section 4 inside the blocks, per token x tokens
+  std::uint64_t explained = 0;    // what the closed form leaves out, counted exactly for `cause`
+  std::string cause;              // "" when the closed form covers the kind
+  std::int64_t unexplained() const {
+    return static_cast<std::int64_t>(simulated) - static_cast<std::int64_t>(closed_form) -
+           static_cast<std::int64_t>(explained);
+  }
+};
+
+// Contract: one row per message kind with traffic in the phase or a closed-form term, in
+// sim::kMessageKindNames order. `block_form` is per token; redistribution and host are per token and are
+// the explained part of their kinds (host only in the forward phase, where inputs and targets enter).
+std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& counters, sim::Phase phase,
+                                                      const ByteHopsPerToken& block_form,
+                                                      std::uint64_t redistribution_per_token,
+                                                      std::uint64_t host_per_token, std::uint64_t tokens);
+
+// Peak stash bytes of a fully spatial mapping when only `wavefronts` wavefronts of `tokens_per_wavefront`
+// tokens enter, one per layer-latency: layer l's stash lives 2 (L - l) - 1 layer-latencies (the seed 000
+// indexing of analysis::inflight_of_layers). Equals inflight_of_layers(stash, T_g) once wavefronts >= 2L;
+// smaller before, which is the pipeline fill and drain.
+double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
+                                  std::uint64_t wavefronts);
+
+// Prints, for the `forward` and `backprop` results (others are skipped: the closed forms are backprop's),
+// the byte-hops by kind beside the closed form, peak stash beside the fully spatial form, and depth beside
+// 2 L sqrt(n). A reversible model gets a one-line note instead: the closed forms describe the MLP.
+void write_theory_side_by_side(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
+                               const std::vector<workloads::RunResult>& results);
+
+}  // namespace spatialsim::analysis

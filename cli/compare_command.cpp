@@ -1,0 +1,144 @@
+// `spatialsim compare`: runs the configured workload under every registered schedule that runs on the
+// model kind, prints one table (byte-hops by phase, in-flight storage, depth, flops, energy by term, each
+// also as a ratio to forward), measures how each schedule's in-flight storage scales with depth by
+// running it again at the depths model.depth x compare.depth_factors, and marks the schedules that meet
+// seed 000's test (analysis/compare.h, docs/store-vs-recompute.md). Writes `out` with the run layout of
+// `spatialsim run` (/runs) plus /compare (slopes and verdicts).
+//
+//   spatialsim compare --sim.arith=none --model.depth=8 --out compare.h5
+//   spatialsim compare --model.kind=reversible --sim.arith=none --compare.depth_factors=1,2,4
+//
+// The `schedule` key is not read: compare takes every applicable schedule from the registry.
+// Exit codes (cli/command.h): 0; 2 for bad input, found before anything runs; 1 if `out` could not be
+// written after the runs.
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "analysis/hdf5_file.h"
+#include "analysis/results_table.h"
+#include "analysis/results_writer.h"
+#include "analysis/sweep.h"
+#include "analysis/theory_side_by_side.h"
+#include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/embedded_default_config.h"
+#include "sim/option_spec.h"
+#include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
+#include "workloads/training_run.h"
+
+namespace spatialsim::cli {
+namespace {
+
+const sim::OptionRegistration options{
+    {"compare.depth_factors", "list",
+     "compare: the in-flight scaling runs every schedule again at model.depth times each factor (1,2 = L "
+     "and 2L); a single factor skips the scaling test"},
+    {"theory_side_by_side", "bool",
+     "run and compare: also print forward's and backprop's byte-hops by kind, peak stash and depth beside "
+     "the closed forms, the difference split by cause (docs/theory.md)"},
+};
+
+std::string joined(const std::vector<std::string>& names, std::string_view separator = ",") {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : std::string(separator)) + n;
+  return out;
+}
+
+// The scaling runs as a sweep over model.depth, so that they follow the sweep's G >= 2L rule (step.tokens
+// raised unless the user set it) and its validation. Returns an empty plan when there is one factor.
+std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
+                                                const std::vector<std::string>& schedules) {
+  const std::vector<std::uint64_t> factors = config.get_positive_list("compare.depth_factors");
+  if (factors.size() < 2) return std::nullopt;
+  if (!config.raw("model.widths").empty())
+    config.fail("compare.depth_factors",
+                "the scaling runs multiply model.depth, which model.widths leaves unset; use "
+                "model.inputs/width/depth/outputs, or set compare.depth_factors=1 to skip the scaling test");
+  const std::uint64_t depth = config.get_positive("model.depth");
+  std::string values;
+  for (std::uint64_t f : factors) {
+    if (!values.empty()) values += ',';
+    values += std::to_string(depth * f);
+  }
+  sim::Config base = config;
+  base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");
+  base.set("schedule", joined(schedules), "compare (every applicable schedule)");
+  return analysis::plan_sweep(base);
+}
+
+std::vector<analysis::InflightScaling> run_scaling(const analysis::SweepPlan& plan) {
+  std::vector<std::optional<analysis::SweepRow>> rows(plan.jobs.size());
+  analysis::run_sweep_jobs(plan, rows, {});
+  std::vector<analysis::InflightScaling> out;
+  for (const auto& schedule : plan.schedules) {
+    std::vector<double> depth;
+    std::vector<double> per_token;
+    for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+      if (plan.jobs[j].schedule != schedule) continue;
+      depth.push_back(plan.axes.front().numbers.at(plan.jobs[j].point));
+      per_token.push_back(
+          analysis::find_metric(rows[j]->metrics, "inflight_byte_cycles_per_token").as_double());
+    }
+    out.push_back(analysis::fit_inflight_scaling(schedule, std::move(depth), std::move(per_token)));
+  }
+  return out;
+}
+
+class CompareCommand final : public Command {
+ public:
+  int execute(const sim::Config& config) override {
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model);
+    for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
+    const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
+    const bool side_by_side = config.get_bool("theory_side_by_side");
+    const std::string out = config.get_string("out");
+    try {
+      analysis::Hdf5File::check_writable(out, "out");
+    } catch (const analysis::OutputError& e) {
+      throw sim::ConfigError("out", e.what());
+    }
+
+    const std::vector<workloads::RunResult> results = workloads::run_schedules(setup, config, schedules);
+    const std::vector<analysis::InflightScaling> scaling =
+        scaling_plan ? run_scaling(*scaling_plan) : std::vector<analysis::InflightScaling>{};
+    const analysis::ByteHopsBaseline baseline = analysis::byte_hops_baseline(results);
+    const std::vector<analysis::Verdict> verdicts = analysis::judge_schedules(results, scaling, baseline);
+
+    analysis::write_setup_header(std::cout, setup);
+    std::cout << "compare: every schedule that runs on model.kind = "
+              << (setup.model.kind == workloads::ModelKind::reversible ? "reversible" : "mlp") << ": "
+              << joined(schedules, ", ") << "\n\n";
+    analysis::write_results_table(std::cout, results, setup.prices, analysis::compare_table_rows());
+    std::cout << '\n';
+    analysis::write_verdicts(std::cout, scaling, verdicts, baseline);
+    if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
+    std::cout.flush();
+
+    try {
+      analysis::Hdf5File file(out);
+      analysis::write_results(file, config, setup, results, kProgramVersion);
+      analysis::write_compare(file, scaling, verdicts, baseline);
+      file.commit();
+    } catch (const analysis::OutputError& e) {
+      std::cerr << error_line(e.what()) << '\n';
+      return kExitCheckFailed;
+    }
+    return kExitOk;
+  }
+};
+
+const CommandRegistry::Registration registration{
+    "compare",
+    "run every schedule that fits the model on the same workload; one table with ratios to forward, the "
+    "in-flight scaling with depth and seed 000's test per schedule",
+    [](const sim::Config&) { return std::make_unique<CompareCommand>(); }};
+
+}  // namespace
+}  // namespace spatialsim::cli

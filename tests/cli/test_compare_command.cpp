@@ -1,0 +1,68 @@
+// `spatialsim compare`, `spatialsim crossover` and `--theory_side_by_side` end to end through the built
+// binary, on the small default model in counting mode.
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/analysis/hdf5_test_support.h"
+#include "tests/cli/binary_run_fixture.h"
+
+namespace spatialsim::cli {
+namespace {
+
+using CompareCommandTest = testing::BinaryRunTest;
+using testing::BinaryRun;
+
+TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
+  const BinaryRun r = run("compare --sim.arith=none --out=c.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"backprop/forward", "checkpoint/forward", "revolve/forward", "byte_hops_recompute",
+                        "peak_tile_stash_bytes", "energy_flop_pj", "seed 000's test"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  EXPECT_EQ(r.out.find("reversible"), std::string::npos) << r.out;  // does not run on an mlp
+  EXPECT_NE(r.out.find("backprop    fails"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forward     n/a"), std::string::npos) << r.out;
+  H5::H5File in(path("c.h5"), H5F_ACC_RDONLY);
+  EXPECT_TRUE(in.nameExists("/runs/checkpoint/byte_hops"));
+  EXPECT_TRUE(in.nameExists("/compare/backprop/inflight_byte_cycles_per_token"));
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare/backprop"), "outcome"), "fails");
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare"), "baseline"), "backprop");
+}
+
+TEST_F(CompareCommandTest, ReversibleModelIsJudgedAgainstTwiceForward) {
+  const BinaryRun r = run("compare --model.kind=reversible --sim.arith=none --out=r.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("x 2 x forward"), std::string::npos) << r.out;
+  H5::H5File in(path("r.h5"), H5F_ACC_RDONLY);
+  EXPECT_TRUE(in.nameExists("/runs/reversible/byte_hops"));
+  EXPECT_FALSE(in.nameExists("/runs/backprop"));
+}
+
+TEST_F(CompareCommandTest, ExplicitWidthsWithScalingIsBadInput) {
+  const BinaryRun r = run("compare --sim.arith=none --model.widths=8,8,8");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("compare.depth_factors"), std::string::npos) << r.err;
+  EXPECT_TRUE(dir_entries().empty());
+  EXPECT_EQ(run("compare --sim.arith=none --model.widths=8,8,8 --compare.depth_factors=1").exit_code, 0);
+}
+
+TEST_F(CompareCommandTest, RunWithTheorySideBySideSplitsTheDifference) {
+  const BinaryRun r = run("--sim.arith=none --theory_side_by_side=true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"simulated beside the closed forms", "phase backward", "unexplained",
+                        "pipeline fill and drain", "2 L sqrt(n)"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST_F(CompareCommandTest, CrossoverPrintsSeed000sFigureAndTheGrids) {
+  const BinaryRun r = run("crossover");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("d* = 189.833"), std::string::npos) << r.out;  // 68 / 24 x 67
+  EXPECT_NE(r.out.find("d* = 28.3333"), std::string::npos) << r.out;  // 68 x 1 / (24 x 0.1)
+  EXPECT_NE(r.out.find("why the grid's d* differs from"), std::string::npos) << r.out;
+  EXPECT_EQ(run("crossover --crossover.hbm_ratio=0").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
