@@ -265,12 +265,14 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   const auto fail = [&](const std::string& what) {
     throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what);
   };
-  if (path.empty()) fail("empty path; give a file name such as spatialsim.h5");
+  // The example file name follows the key: a results file, or a Chrome trace.
+  const std::string example = key == "chrome_trace" ? "trace.json" : "spatialsim.h5";
+  if (path.empty()) fail("empty path; give a file name such as " + example);
   const fs::path target(path);
   std::error_code ec;
   if (!target.has_filename() || fs::is_directory(target, ec)) {
     fail("is a directory, not a file name; give a file name inside it, such as " +
-         (target / "spatialsim.h5").lexically_normal().string());
+         (target / example).lexically_normal().string());
   }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const fs::file_status dir_status = fs::status(dir, ec);
