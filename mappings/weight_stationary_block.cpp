@@ -152,7 +152,8 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   if (j != L.exit_col()) {
     engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
                 ready);
-    send_tangent_shadow(engine, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
+    if (m_spec.input_tangents)
+      send_tangent_shadow(engine, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
   }
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
@@ -171,8 +172,9 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
 
   const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
   engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, phase);
-  // With K tangents: the stacked (1 + K) streams times W, plus X V_k for each k.
-  const std::uint64_t tangent_factor = 1 + 2 * std::uint64_t{m_spec.tangents};
+  // With K tangents: the stacked (1 + K) streams times W (the primal only when the inputs carry no
+  // tangents), plus X V_k for each k.
+  const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
   const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
   Join& jn = ws.forward[local(i, j)];
   if (m_spec.with_values) {
@@ -300,6 +302,11 @@ void WeightStationaryBlock<T>::add_tangent_products(std::uint32_t wf, std::uint3
   const Range J = m_cols[j];
   sim::Matrix<T> primal(n, I.size);
   for (std::uint32_t r = 0; r < n; ++r) std::copy(x.row(r), x.row(r) + I.size, primal.row(r));
+  if (partial.rows() == n) {  // inputs without tangents: the tangent rows start at zero
+    sim::Matrix<T> stacked(n * (1 + m_spec.tangents), J.size);
+    std::copy(partial.data(), partial.data() + partial.size(), stacked.data());
+    partial = std::move(stacked);
+  }
   sim::Matrix<T> v(I.size, J.size);
   sim::Matrix<T> xv;
   for (std::uint32_t k = 0; k < m_spec.tangents; ++k) {

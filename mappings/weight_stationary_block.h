@@ -72,6 +72,9 @@ struct BlockSpec {
   std::vector<std::uint32_t> wavefront_tokens;  // T_g of each wavefront (the last may be smaller)
   bool with_values = true;                      // false: counting mode, messages carry no numbers
   std::uint32_t tangents = 0;                   // K tangent streams in every forward pass (0: none)
+  // With tangents: whether the inputs carry them too. False for the network's input (dx_0 = 0): its lanes
+  // carry the primal only, and the tiles start the tangents with X V_k alone.
+  bool input_tangents = true;
 };
 
 template <typename T>

@@ -52,6 +52,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     spec.wavefront_tokens = m_setup.wavefront_tokens;
     spec.with_values = m_setup.with_values;
     spec.tangents = l < m_trunk ? m_fg->tangents : 0;
+    spec.input_tangents = l > 0;  // dx_0 = 0
     m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
   }
   for (std::uint32_t l = 0; l + 1 < L; ++l)

@@ -84,6 +84,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {
         result.first_step_outputs = program.outputs();
+        if constexpr (requires { program.tangent_scalars(); })
+          result.first_step_tangent_scalars = program.tangent_scalars();
         result.first_step_data = std::move(data);
         if constexpr (requires { program.reconstruction_drift(); })
           if (schedule.runs_backward()) result.reconstruction_drift = program.reconstruction_drift();
