@@ -33,9 +33,10 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   m_fg = m_schedule.forward_gradient();
   if (m_fg != nullptr) {
     if (m_fg->split >= L)
-      throw sim::ConfigError("splitfg.split", "must be in 1.." + std::to_string(L - 1) + " for a " +
-                                                  std::to_string(L) + "-layer model, not " +
-                                                  std::to_string(m_fg->split));
+      throw sim::ConfigError("splitfg.split", "splitfg.split = " + std::to_string(m_fg->split) +
+                                                  ": must be in 1.." + std::to_string(L - 1) + " for a " +
+                                                  std::to_string(L) +
+                                                  "-layer model (the head needs a layer)");
     m_trunk = m_fg->split == 0 ? L : m_fg->split;
   }
   for (std::uint32_t l = 0; l < L; ++l) {

@@ -159,3 +159,32 @@ TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
 
 }  // namespace
 }  // namespace spatialsim::workloads
+
+namespace spatialsim::workloads {
+namespace {
+
+// Bad input is a sim::ConfigError naming the key (the binary prints it as one line, exit code 2).
+TEST(ForwardGradientBadInput, TangentCountSplitAndRhoAreChecked) {
+  const std::vector<std::string> base = {"--model.widths=7,6,5,4", "--sim.arith=fp64"};
+  struct Bad {
+    std::string option;
+    std::string schedule;
+    std::string key;
+  };
+  for (const Bad& b : {Bad{"--fg.tangents=0", "forward-gradient", "fg.tangents"},
+                       Bad{"--splitfg.split=0", "split-fg", "splitfg.split"},
+                       Bad{"--splitfg.split=3", "split-fg", "splitfg.split"},
+                       Bad{"--splitfg.rho=-0.1", "split-fg", "splitfg.rho"}}) {
+    auto o = base;
+    o.push_back(b.option);
+    try {
+      (void)run_with(o, b.schedule);
+      ADD_FAILURE() << b.option << " was accepted";
+    } catch (const sim::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(b.key), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
