@@ -149,9 +149,12 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   WavefrontState& ws = m_wavefronts[wf];
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
-  if (j != L.exit_col())
+  if (j != L.exit_col()) {
     engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
                 ready);
+    if (m_spec.input_tangents)
+      send_tangent_shadow(engine, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
+  }
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
@@ -169,11 +172,15 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
 
   const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
   engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, phase);
-  const Cycle done = engine.compute(t.id, 2 * macs, phase, ready);
+  // With K tangents: the stacked (1 + K) streams times W (the primal only when the inputs carry no
+  // tangents), plus X V_k for each k.
+  const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
+  const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
   Join& jn = ws.forward[local(i, j)];
   if (m_spec.with_values) {
     sim::Matrix<T> partial;
     sim::multiply(x->matrix, t.weights, partial);
+    if (m_spec.tangents > 0) add_tangent_products(wf, i, j, x->matrix, partial);
     jn.mine = make_values(std::move(partial));
   }
   jn.have_mine = true;
@@ -200,6 +207,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
     engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth,
                         std::move(sum)),
                 ready);
+    send_tangent_shadow(engine, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
   }
 }
 
@@ -207,6 +215,10 @@ template <typename T>
 void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
                                              ValuesPtr<T> sum, std::uint32_t depth, Cycle ready,
                                              Phase phase) {
+  if (m_spec.tangents > 0) {
+    finish_tangent_column(engine, wf, j, std::move(sum), depth, ready, phase);
+    return;
+  }
   WavefrontState& ws = m_wavefronts[wf];
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
@@ -234,6 +246,90 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
     y = make_values(std::move(out));
   }
   m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
+                                                     ValuesPtr<T> sum, std::uint32_t depth, Cycle ready,
+                                                     Phase phase) {
+  // Nothing is stashed: the tangents need act'(Z) only here and now, and no backward pass follows.
+  if (prepares_backward(m_wavefronts[wf].stash))
+    throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
+  TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
+  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
+  ValuesPtr<T> y = sum;
+  if (m_spec.with_values) {
+    const std::uint32_t n = tokens(wf);
+    const Range J = m_cols[j];
+    sim::Matrix<T> out = sum->matrix;  // (1 + K) n rows
+    std::vector<T> db(J.size);
+    for (std::uint32_t s = 0; s <= m_spec.tangents; ++s) {
+      if (m_spec.has_bias) {
+        if (s == 0) {
+          db.assign(t.bias.begin(), t.bias.end());
+        } else {
+          m_tangent_source->fill_bias(m_spec.layer, s - 1, J, db.data());
+        }
+        for (std::uint32_t r = 0; r < n; ++r) {
+          T* row = out.row(s * n + r);
+          for (std::uint32_t c = 0; c < J.size; ++c) row[c] += db[c];
+        }
+      }
+    }
+    if (nonlinear) {
+      // Tangents first: they need Z, which the primal rows hold until they are activated.
+      for (std::uint32_t r = 0; r < n; ++r) {
+        T* z = out.row(r);
+        for (std::uint32_t c = 0; c < J.size; ++c) {
+          const T d = activation_derivative(m_spec.activation, z[c]);
+          for (std::uint32_t s = 1; s <= m_spec.tangents; ++s) out.row(s * n + r)[c] *= d;
+          z[c] = activate(m_spec.activation, z[c]);
+        }
+      }
+    }
+    y = make_values(std::move(out));
+  }
+  m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                                                    const sim::Matrix<T>& x, sim::Matrix<T>& partial) const {
+  if (m_tangent_source == nullptr) throw std::logic_error("block: tangent streams without a tangent source");
+  const std::uint32_t n = tokens(wf);
+  const Range I = m_rows[i];
+  const Range J = m_cols[j];
+  sim::Matrix<T> primal(n, I.size);
+  for (std::uint32_t r = 0; r < n; ++r) std::copy(x.row(r), x.row(r) + I.size, primal.row(r));
+  if (partial.rows() == n) {  // inputs without tangents: the tangent rows start at zero
+    sim::Matrix<T> stacked(n * (1 + m_spec.tangents), J.size);
+    std::copy(partial.data(), partial.data() + partial.size(), stacked.data());
+    partial = std::move(stacked);
+  }
+  sim::Matrix<T> v(I.size, J.size);
+  sim::Matrix<T> xv;
+  for (std::uint32_t k = 0; k < m_spec.tangents; ++k) {
+    m_tangent_source->fill_weights(m_spec.layer, k, I, J, m_spec.d_out, v.data());
+    sim::multiply(primal, v, xv);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      T* out = partial.row((k + 1) * n + r);
+      const T* add_row = xv.row(r);
+      for (std::uint32_t c = 0; c < J.size; ++c) out[c] += add_row[c];
+    }
+  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t wf,
+                                                   std::uint32_t from_i, std::uint32_t from_j,
+                                                   std::uint32_t to_i, std::uint32_t to_j,
+                                                   std::uint64_t primal_bytes, Phase phase,
+                                                   std::uint32_t depth, Cycle ready) const {
+  if (m_spec.tangents == 0) return;
+  engine.send(message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j,
+                      primal_bytes * m_spec.tangents, MessageKind::tangent, phase, depth, nullptr),
+              ready);
 }
 
 template <typename T>
@@ -268,8 +364,8 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
 }
 
 template <typename T>
-ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std::uint32_t wf, std::uint32_t row,
-                                                       bool release) {
+ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std::uint32_t wf,
+                                                       std::uint32_t row, bool release) {
   WavefrontState& ws = m_wavefronts.at(wf);
   if (!ws.has_checkpoint.at(row)) throw std::logic_error("block: no checkpoint to restart from");
   const sim::TileId entry = lane_entry_tile(row);
@@ -434,6 +530,8 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
     case BlockPort::rebroadcast:
       receive_rebroadcast(engine, wf, i, j, values_of<T>(m), m.depth, now);
       return;
+    case BlockPort::tangent_shadow:
+      return;  // only counted: the values rode in the primal message
   }
   throw std::logic_error("block: unknown port");
 }

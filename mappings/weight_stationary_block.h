@@ -9,6 +9,12 @@
 // The block only moves and computes; what happens to its outputs (the next layer, the loss) is decided by
 // its listener, and what it keeps for the backward pass by the XStash policy of each forward pass.
 //
+// Forward gradients (BlockSpec::tangents = K > 0, docs/forward-gradients.md): every forward message carries
+// the primal and K tangent streams stacked by rows ((1 + K) T_g rows: stream 0 is the primal, stream k + 1
+// tangent k). Each tile adds X[:, I_i] V_k[I_i, J_j] to tangent k's partial sums, with its slice of V_k
+// regenerated from the TangentSource; the output tile adds dB_k and multiplies by act'(Z). The tangent bytes
+// are counted as a companion message of kind `tangent` on the same route (BlockPort::tangent_shadow).
+//
 // Usage:
 //   WeightStationaryBlock<float> block(spec, grid, listener);
 //   block.load_parameters(weights, bias);  block.record_resident_storage(engine, true);
@@ -22,6 +28,7 @@
 #include "mappings/activation.h"
 #include "mappings/block_layout.h"
 #include "mappings/partition.h"
+#include "mappings/tangent_source.h"
 #include "mappings/values.h"
 #include "sim/engine.h"
 
@@ -41,7 +48,9 @@ constexpr bool prepares_backward(XStash stash) {
 }
 
 // message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
-enum class BlockPort : std::uint32_t { lane = 1, psum, grad_column, grad_share, rebroadcast };
+// tangent_shadow: the byte count of the tangent streams riding with a forward message (values travel in the
+// primal message's payload); delivered and ignored.
+enum class BlockPort : std::uint32_t { lane = 1, psum, grad_column, grad_share, rebroadcast, tangent_shadow };
 inline constexpr std::uint32_t kFirstProgramPort = 16;
 
 struct ElementBytes {
@@ -62,6 +71,10 @@ struct BlockSpec {
   ElementBytes bytes;
   std::vector<std::uint32_t> wavefront_tokens;  // T_g of each wavefront (the last may be smaller)
   bool with_values = true;                      // false: counting mode, messages carry no numbers
+  std::uint32_t tangents = 0;                   // K tangent streams in every forward pass (0: none)
+  // With tangents: whether the inputs carry them too. False for the network's input (dx_0 = 0): its lanes
+  // carry the primal only, and the tiles start the tangents with X V_k alone.
+  bool input_tangents = true;
 };
 
 template <typename T>
@@ -99,6 +112,8 @@ class WeightStationaryBlock {
   // dL/dY[:, J_col] (after this layer's activation) of wavefront `wf` is at output tile `col` (now).
   void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
                       std::uint32_t depth, sim::Cycle ready);
+  // The tangents of the current step (BlockSpec::tangents > 0). Not owned; must outlive the step.
+  void set_tangent_source(const TangentSource* source) { m_tangent_source = source; }
   // Delivers a BlockPort message addressed to this block (message.group == layer).
   void on_message(sim::Engine& engine, const sim::Message& message);
 
@@ -152,13 +167,13 @@ class WeightStationaryBlock {
   };
   struct WavefrontState {
     XStash stash = XStash::none;
-    std::vector<ValuesPtr<T>> stashed_x;  // per tile
-    std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
+    std::vector<ValuesPtr<T>> stashed_x;     // per tile
+    std::vector<ValuesPtr<T>> stashed_z;     // per column (output tiles)
     std::vector<ValuesPtr<T>> checkpoint_x;  // per row: restart points (XStash::checkpoint)
     std::vector<bool> has_checkpoint;        // per row (payloads are null in counting mode)
-    std::vector<Join> forward;            // per tile: partial-sum join along the column
-    std::vector<Join> backward;           // per tile: dX-share join along the row
-    std::vector<BackwardState> grad;      // per tile
+    std::vector<Join> forward;               // per tile: partial-sum join along the column
+    std::vector<Join> backward;              // per tile: dX-share join along the row
+    std::vector<BackwardState> grad;         // per tile
   };
 
   std::uint32_t local(std::uint32_t i, std::uint32_t j) const { return i * m_spec.layout.cols + j; }
@@ -175,6 +190,15 @@ class WeightStationaryBlock {
                     sim::Phase phase);
   void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
                      std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  void finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
+                             std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  // Adds X V_k (X: the primal rows of `x`) to tangent k's rows of `partial`, for every k.
+  void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
+                            sim::Matrix<T>& partial) const;
+  // Counts the tangent streams that ride with a forward message of `primal_bytes` per stream.
+  void send_tangent_shadow(sim::Engine& engine, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
+                           std::uint32_t to_i, std::uint32_t to_j, std::uint64_t primal_bytes,
+                           sim::Phase phase, std::uint32_t depth, sim::Cycle ready) const;
   void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> dz,
                   std::uint32_t depth, sim::Cycle ready);
   void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
@@ -189,6 +213,7 @@ class WeightStationaryBlock {
   std::vector<Range> m_cols;
   std::vector<TileSlice> m_tiles;
   std::vector<WavefrontState> m_wavefronts;
+  const TangentSource* m_tangent_source = nullptr;
 };
 
 extern template class WeightStationaryBlock<float>;

@@ -67,8 +67,8 @@ void LossStage<T>::try_start(sim::Engine& engine, std::uint32_t wf, std::uint32_
   // Cross-entropy: this tile's own log-sum-exp over its outputs, per token.
   if (m_setup.with_values) {
     const sim::Matrix<T>& y = c.y->matrix;
-    sim::Matrix<T> lse(y.rows(), 1);
-    for (std::uint32_t t = 0; t < y.rows(); ++t) {
+    sim::Matrix<T> lse(tokens(wf), 1);  // primal rows only (tangent streams follow them)
+    for (std::uint32_t t = 0; t < tokens(wf); ++t) {
       const T* row = y.row(t);
       const T top = *std::max_element(row, row + y.cols());
       T sum = 0;
@@ -149,12 +149,14 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
   Column& c = m_columns[wf][col];
   const double inv_tokens = 1.0 / m_setup.total_tokens;
   ValuesPtr<T> dy;
+  std::vector<double> partials;
   if (m_setup.with_values) {
     const sim::Matrix<T>& y = c.y->matrix;
     const sim::Matrix<T>& t = c.target->matrix;
-    sim::Matrix<T> g(y.rows(), y.cols());
+    const std::uint32_t n = tokens(wf);  // primal rows; tangent streams follow them
+    sim::Matrix<T> g(n, y.cols());
     double loss = 0;
-    for (std::uint32_t r = 0; r < y.rows(); ++r) {
+    for (std::uint32_t r = 0; r < n; ++r) {
       for (std::uint32_t k = 0; k < y.cols(); ++k) {
         m_outputs(m_first_token[wf] + r, m_setup.cols[col].begin + k) = static_cast<double>(y(r, k));
         if (m_setup.loss == Loss::mse) {
@@ -170,6 +172,7 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
       }
     }
     m_loss += loss * inv_tokens;
+    if (m_setup.tangents > 0) partials = tangent_partials(g, y);
     dy = make_values(std::move(g));
   }
   engine.release(m_setup.output_tiles[col], StorageCategory::transit,
@@ -178,7 +181,26 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
   const std::uint32_t depth = c.depth;
   const Cycle ready = c.ready;
   c = Column{};
+  if (m_setup.tangents > 0)
+    m_listener.on_tangent_partials(engine, wf, col, std::move(partials), depth, ready);
   if (m_setup.wants_gradient) m_listener.on_loss_gradient(engine, wf, col, std::move(dy), depth, ready);
+}
+
+template <typename T>
+std::vector<double> LossStage<T>::tangent_partials(const sim::Matrix<T>& dy, const sim::Matrix<T>& y) const {
+  const std::uint32_t n = dy.rows();
+  std::vector<double> partials(m_setup.tangents, 0.0);
+  for (std::uint32_t k = 0; k < m_setup.tangents; ++k) {
+    double sum = 0;
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const T* g = dy.row(r);
+      const T* dyk = y.row((k + 1) * n + r);
+      for (std::uint32_t c = 0; c < dy.cols(); ++c)
+        sum += static_cast<double>(g[c]) * static_cast<double>(dyk[c]);
+    }
+    partials[k] = sum;
+  }
+  return partials;
 }
 
 template class LossStage<float>;

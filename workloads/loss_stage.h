@@ -3,7 +3,8 @@
 // the host. With mse every output tile works alone; with cross-entropy the softmax needs each token's
 // log-sum-exp over all d_L outputs, which are spread over the c output tiles: the per-token values are
 // reduced along the chain of output tiles (column 0 to c-1) and the total is broadcast back, as `scalar`
-// traffic (one b_p-byte value per token per hop).
+// traffic (one b_p-byte value per token per hop). With forward gradients the outputs also carry K tangent
+// streams; each output tile then reports its share of <dL/dY, dY_k> to the listener.
 //
 // The loss value itself is a diagnostic: it is summed from the tiles' local values without traffic,
 // because no schedule needs it on the grid.
@@ -30,6 +31,12 @@ class LossGradientListener {
   virtual ~LossGradientListener() = default;
   virtual void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                 mappings::ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready) = 0;
+  // Forward gradients (LossStageSetup::tangents = K > 0): this output tile's share of each tangent's
+  // directional derivative <dL/dY[:, J_col], dY_k[:, J_col]> for wavefront `wf` (K values; empty in
+  // counting mode).
+  virtual void on_tangent_partials(sim::Engine& /*engine*/, std::uint32_t /*wf*/, std::uint32_t /*col*/,
+                                   std::vector<double> /*partials*/, std::uint32_t /*depth*/,
+                                   sim::Cycle /*ready*/) {}
 };
 
 struct LossStageSetup {
@@ -45,6 +52,9 @@ struct LossStageSetup {
   std::uint32_t broadcast_port = 0;
   bool with_values = true;
   bool wants_gradient = true;  // false for schedules that only need the loss
+  // K: the outputs carry K tangent streams stacked under the primal rows ((1 + K) T_g rows), and the
+  // stage reports each tangent's share of the directional derivative (docs/forward-gradients.md).
+  std::uint32_t tangents = 0;
 };
 
 template <typename T>
@@ -85,6 +95,8 @@ class LossStage {
   void try_reduce(sim::Engine& engine, std::uint32_t wf, std::uint32_t col);
   void finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
               const mappings::ValuesPtr<T>& total_lse);
+  // <dY, dY_k> for every tangent k: dY the primal gradient (T_g rows), y the stacked outputs.
+  std::vector<double> tangent_partials(const sim::Matrix<T>& dy, const sim::Matrix<T>& y) const;
   void send(sim::Engine& engine, std::uint32_t port, std::uint32_t wf, std::uint32_t from_col,
             std::uint32_t to_col, mappings::ValuesPtr<T> lse, std::uint32_t depth, sim::Cycle ready);
 

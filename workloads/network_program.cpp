@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "sim/config.h"
 
 namespace spatialsim::workloads {
 
@@ -27,6 +30,15 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   const ModelSpec& model = m_setup.model;
   const std::uint32_t L = model.layers();
   if (m_setup.placement.blocks.size() != L) throw std::logic_error("network: one block per layer expected");
+  m_fg = m_schedule.forward_gradient();
+  if (m_fg != nullptr) {
+    if (m_fg->split >= L)
+      throw sim::ConfigError("splitfg.split", "splitfg.split = " + std::to_string(m_fg->split) +
+                                                  ": must be in 1.." + std::to_string(L - 1) + " for a " +
+                                                  std::to_string(L) +
+                                                  "-layer model (the head needs a layer)");
+    m_trunk = m_fg->split == 0 ? L : m_fg->split;
+  }
   for (std::uint32_t l = 0; l < L; ++l) {
     mappings::BlockSpec spec;
     spec.layer = l;
@@ -40,6 +52,8 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     spec.bytes = m_setup.bytes;
     spec.wavefront_tokens = m_setup.wavefront_tokens;
     spec.with_values = m_setup.with_values;
+    spec.tangents = l < m_trunk ? m_fg->tangents : 0;
+    spec.input_tangents = l > 0;  // dx_0 = 0
     m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
   }
   for (std::uint32_t l = 0; l + 1 < L; ++l)
@@ -81,8 +95,11 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   ls.reduce_port = static_cast<std::uint32_t>(Port::loss_reduce);
   ls.broadcast_port = static_cast<std::uint32_t>(Port::loss_broadcast);
   ls.with_values = m_setup.with_values;
-  ls.wants_gradient = m_schedule.runs_backward();
+  // Pure forward gradients need no dL/dY on the grid beyond the output tiles' own shares of d_k.
+  ls.wants_gradient = m_schedule.runs_backward() && !(m_fg != nullptr && m_trunk == L);
+  ls.tangents = m_fg != nullptr && m_trunk == L ? m_fg->tangents : 0;
   m_loss = std::make_unique<LossStage<T>>(std::move(ls), *this);
+  if (m_fg != nullptr) setup_forward_gradient();
 }
 
 template <typename T>
@@ -97,6 +114,8 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
     throw std::logic_error("network: arithmetic mode needs step data");
   m_data = data;
   m_loss->reset(m_setup.model.outputs());
+  if (m_fg != nullptr) begin_forward_gradient_step();
+  ++m_steps_started;
   for (auto& started : m_episode_started) std::fill(started.begin(), started.end(), false);
   std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
   for (std::uint32_t l = 0; l < layers(); ++l) {
@@ -206,6 +225,12 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
     case Port::recompute_signal:
       restart_from_checkpoint(engine, m);
       return;
+    case Port::tangent_shadow:
+      return;  // only counted: the values rode in the primal piece
+    case Port::scalar_reduce:
+    case Port::scalar_broadcast:
+      m_scalars->on_message(engine, m);
+      return;
   }
   throw std::logic_error("network: unknown port");
 }
@@ -223,6 +248,7 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
     m_loss->on_output(engine, wf, col, std::move(y), depth, ready);
     return;
   }
+  if (layer + 1 == m_trunk) y = split_off_tangents(engine, wf, col, y);  // the head gets the primal only
   const auto& plan = m_plans[layer];
   const Range J = m_blocks[layer]->col_ranges()[col];
   const auto& next = *m_blocks[layer + 1];
@@ -240,6 +266,17 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
                              .slot = id,
                              .payload = slice_columns(y, tr.features.begin - J.begin, tr.features.size)},
                 ready);
+    if (layer + 1 < m_trunk) {
+      send_tangent_shadow(engine,
+                          sim::Message{.src = m_blocks[layer]->output_tile(col),
+                                       .dst = next.lane_entry_tile(tr.consumer_row),
+                                       .bytes = activation_bytes(wf, tr.features.size),
+                                       .phase = phase,
+                                       .depth = depth,
+                                       .group = layer + 1,
+                                       .serial = wf},
+                          ready);
+    }
   }
 }
 
@@ -257,7 +294,8 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
   Assembly& a = m_forward_pieces[layer][std::size_t{m.serial} * block.spec().layout.rows + row];
-  if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), I.size);
+  if (a.pieces == 0 && m_setup.with_values)  // rows: T_g, or (1 + K) T_g with tangent streams
+    a.values = sim::Matrix<T>(mappings::values_of<T>(m)->matrix.rows(), I.size);
   if (m_setup.with_values) {
     const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
     for (std::uint32_t t = 0; t < piece.rows(); ++t)
@@ -267,10 +305,11 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   a.depth = std::max(a.depth, m.depth);
   const sim::TileId here = block.lane_entry_tile(row);
   if (++a.pieces < expected) {
-    engine.store(here, StorageCategory::transit, m.bytes, layer);
+    engine.store(here, StorageCategory::transit, m.bytes * streams(layer), layer);
     return;
   }
-  engine.release(here, StorageCategory::transit, activation_bytes(m.serial, I.size) - m.bytes, layer);
+  engine.release(here, StorageCategory::transit,
+                 (activation_bytes(m.serial, I.size) - m.bytes) * streams(layer), layer);
   ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
@@ -359,6 +398,10 @@ template <typename T>
 void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
                                                 std::uint32_t col, ValuesPtr<T> dy, std::uint32_t depth,
                                                 Cycle ready) {
+  if (layer + 1 == m_trunk) {  // split-fg: u = dL/dh is at the split; the trunk runs no backward pass
+    take_split_gradient(engine, wf, col, dy, depth, ready);
+    return;
+  }
   auto& block = *m_blocks[layer];
   const RecomputeEpisode* ep = m_schedule.recompute_before_backward(layer);
   if (ep == nullptr) {
@@ -372,8 +415,8 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
     return;
   }
   // Wait on the output tile (transit) until the recomputation has rebuilt this layer's stash.
-  engine.store(block.output_tile(col), StorageCategory::transit, activation_bytes(wf, block.col_ranges()[col].size),
-               layer);
+  engine.store(block.output_tile(col), StorageCategory::transit,
+               activation_bytes(wf, block.col_ranges()[col].size), layer);
   held.dy = std::move(dy);
   held.depth = depth;
   held.ready = ready;
@@ -465,10 +508,11 @@ void NetworkProgram<T>::update_tile(sim::Engine& engine, std::uint32_t layer, st
                  engine.now());
   if (!m_setup.with_values) return;
   std::vector<T>& s = m_optimizer_state[layer][tile_index];
-  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), m_lr, m_update_count);
+  const double lr = learning_rate(layer);
+  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), lr, m_update_count);
   if (!t.bias.empty()) {  // the bias's state follows the weights' state
     m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(),
-                        m_lr, m_update_count);
+                        lr, m_update_count);
   }
   std::fill(t.grad.values().begin(), t.grad.values().end(), T{0});
   std::fill(t.bias_grad.begin(), t.bias_grad.end(), T{0});
@@ -493,6 +537,7 @@ void NetworkProgram<T>::zero_gradients() {
   for (auto& b : m_blocks) b->zero_gradients();
 }
 
+// The members defined in network_program_fg.cpp are instantiated there.
 template class NetworkProgram<float>;
 template class NetworkProgram<double>;
 

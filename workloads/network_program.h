@@ -2,7 +2,9 @@
 // A network of weight-stationary blocks running on the grid: the program the engine delivers messages
 // to during a step. It feeds wavefronts in from the host, moves each layer's outputs to the next
 // layer's lane entries (redistribution), hands the last layer's outputs to the loss, and, when the
-// schedule trains, runs the reverse flow down to the first layer.
+// schedule trains, runs the reverse flow down to the first layer. Under a forward-gradient schedule the
+// trunk's forward passes also carry K tangent streams and the trunk's gradient is the estimate formed from
+// the K scalars d_k (network_program_fg.cpp, docs/forward-gradients.md).
 //
 // Usage:
 //   NetworkProgram<float> program(setup, grid, schedule);
@@ -12,13 +14,17 @@
 //   program.loss();  program.gradients();
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mappings/placement/i_placement.h"
 #include "mappings/redistribution.h"
 #include "mappings/weight_stationary_block.h"
 #include "workloads/data.h"
+#include "workloads/forward_gradient/generated_tangents.h"
+#include "workloads/forward_gradient/tangent_scalars.h"
 #include "workloads/loss_stage.h"
 #include "workloads/model_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
@@ -34,6 +40,7 @@ struct NetworkSetup {
   std::vector<std::uint32_t> wavefront_tokens;  // T_g per wavefront; they sum to the step's T
   sim::Cycle injection_interval = 1;            // cycles between wavefront injections
   bool with_values = true;
+  std::uint64_t seed = 1;  // the run's seed: the tangents' when the schedule's plan leaves it 0
 };
 
 // Splits T tokens into wavefronts of T_g (the last one takes the remainder).
@@ -42,7 +49,8 @@ std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t p
 template <typename T>
 class NetworkProgram final : public sim::MessageHandler,
                              public mappings::BlockListener<T>,
-                             public LossGradientListener<T> {
+                             public LossGradientListener<T>,
+                             public ScalarListener {
  public:
   NetworkProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule);
 
@@ -65,6 +73,12 @@ class NetworkProgram final : public sim::MessageHandler,
   NetworkParameters parameters() const;
   void zero_gradients();
   std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>& blocks() { return m_blocks; }
+  // Forward gradients: layers 0..trunk_layers()-1 carry tangents (0: an exact schedule), and the K scalars
+  // d_k of the last step started (empty before the step has reduced them, and in counting mode).
+  std::uint32_t trunk_layers() const { return m_trunk; }
+  std::vector<double> tangent_scalars() const {
+    return m_scalars ? m_scalars->totals() : std::vector<double>{};
+  }
 
   void on_message(sim::Engine& engine, const sim::Message& message) override;
   void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
@@ -74,6 +88,10 @@ class NetworkProgram final : public sim::MessageHandler,
                           mappings::ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) override;
   void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, mappings::ValuesPtr<T> dy,
                         std::uint32_t depth, sim::Cycle ready) override;
+  void on_tangent_partials(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                           std::vector<double> partials, std::uint32_t depth, sim::Cycle ready) override;
+  void on_scalars(sim::Engine& engine, sim::TileId tile, const std::vector<double>& d, std::uint32_t depth,
+                  sim::Cycle ready) override;
 
  private:
   enum class Port : std::uint32_t {
@@ -86,6 +104,9 @@ class NetworkProgram final : public sim::MessageHandler,
     loss_broadcast,
     update,
     recompute_signal,
+    tangent_shadow,  // the tangent bytes of a redistributed piece: counted, then ignored
+    scalar_reduce,
+    scalar_broadcast,
   };
   // dL/dY of one column of a layer whose backward pass waits for a recomputation.
   struct HeldGradient {
@@ -111,18 +132,36 @@ class NetworkProgram final : public sim::MessageHandler,
   void inject(sim::Engine& engine, std::uint32_t wf);
   void update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index);
   // Feeds X[:, I_row] into `layer`'s lane under the schedule's policy for this pass.
-  void enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row, mappings::ValuesPtr<T> x,
-             std::uint32_t depth, sim::Phase phase);
+  void enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
+             mappings::ValuesPtr<T> x, std::uint32_t depth, sim::Phase phase);
   // dL/dY of (layer, wf, col) is on the output tile: start its backward pass, or hold it until the
   // schedule's recomputation has rebuilt what that needs.
   void deliver_output_gradient(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
                                mappings::ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready);
   void restart_from_checkpoint(sim::Engine& engine, const sim::Message& signal);
-  void finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col);
+  void finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                std::uint32_t col);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
   mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first,
                                        std::uint32_t count) const;
+  // --- forward gradients (network_program_fg.cpp) ---
+  void setup_forward_gradient();
+  void begin_forward_gradient_step();
+  // Value streams a forward message into `layer` carries: 1 + K inside the trunk, else 1.
+  std::uint64_t streams(std::uint32_t layer) const { return layer < m_trunk ? 1 + m_fg->tangents : 1; }
+  // Counts the tangent streams riding with a redistributed piece of `primal_bytes`.
+  void send_tangent_shadow(sim::Engine& engine, const sim::Message& primal, sim::Cycle ready);
+  // split-fg: keeps the split layer's output tangents on its output tile and returns the primal rows.
+  mappings::ValuesPtr<T> split_off_tangents(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                            const mappings::ValuesPtr<T>& y);
+  // split-fg: u = dL/dh reached the split tile: its shares of d_k = <u, dh_k>.
+  void take_split_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                           const mappings::ValuesPtr<T>& u, std::uint32_t depth, sim::Cycle ready);
+  void add_estimate(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index,
+                    const std::vector<double>& d, sim::Cycle ready);
+  double learning_rate(std::uint32_t layer) const;
+
   mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t wf,
                                      mappings::Range cols) const;
 
@@ -136,15 +175,24 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::vector<Assembly>> m_backward_pieces;  // [layer][wf * cols + col]
   std::vector<std::uint32_t> m_first_token;              // per wavefront
   const StepData* m_data = nullptr;
-  std::vector<std::vector<HeldGradient>> m_held;       // [layer][wf * cols + col]
-  std::vector<std::vector<bool>> m_episode_started;    // [layer][wf]
-  std::vector<std::uint32_t> m_episode_target;         // per wavefront: the layer being recomputed for
-  std::vector<std::uint32_t> m_checkpoints;            // per wavefront: checkpoints held now
+  std::vector<std::vector<HeldGradient>> m_held;     // [layer][wf * cols + col]
+  std::vector<std::vector<bool>> m_episode_started;  // [layer][wf]
+  std::vector<std::uint32_t> m_episode_target;       // per wavefront: the layer being recomputed for
+  std::vector<std::uint32_t> m_checkpoints;          // per wavefront: checkpoints held now
   std::uint32_t m_max_checkpoints = 0;
   const Optimizer* m_optimizer = nullptr;
   double m_lr = 0;
   std::uint64_t m_update_count = 0;                            // steps updated so far
   std::vector<std::vector<std::vector<T>>> m_optimizer_state;  // [layer][tile]: weights' state, then bias'
+  // Forward gradients.
+  const ForwardGradientPlan* m_fg = nullptr;  // the schedule's plan; null: exact schedule
+  std::uint32_t m_trunk = 0;                  // layers 0..m_trunk-1 carry tangents
+  std::uint64_t m_steps_started = 0;
+  std::unique_ptr<GeneratedTangents> m_tangents;  // this step's
+  std::unique_ptr<TangentScalars<T>> m_scalars;
+  std::vector<mappings::ValuesPtr<T>> m_split_tangents;  // split-fg: [wf * cols + col] of the split layer
+  std::map<sim::TileId, std::vector<std::pair<std::uint32_t, std::uint32_t>>>
+      m_trunk_slices;  // (layer, tile)
 };
 
 extern template class NetworkProgram<float>;

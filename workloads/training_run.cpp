@@ -46,6 +46,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   ns.wavefront_tokens = wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
   ns.injection_interval = setup.injection_interval;
   ns.with_values = with_values;
+  ns.seed = setup.seed;
   Program<T> program(ns, grid, schedule);
   if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
     result.initial_parameters = init_parameters(setup.model, setup.seed);
@@ -83,6 +84,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
       result.loss_per_step.push_back(program.loss());
       if (step == 0) {
         result.first_step_outputs = program.outputs();
+        if constexpr (requires { program.tangent_scalars(); })
+          result.first_step_tangent_scalars = program.tangent_scalars();
         result.first_step_data = std::move(data);
         if constexpr (requires { program.reconstruction_drift(); })
           if (schedule.runs_backward()) result.reconstruction_drift = program.reconstruction_drift();

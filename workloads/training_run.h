@@ -36,10 +36,14 @@ struct RunResult {
   NetworkParameters first_step_gradients;  // assembled from the tiles before the update; empty if no backward
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
+  // Forward-gradient schedules: d_1..d_K of the first step, as the trunk tiles received them (arithmetic
+  // mode).
+  std::vector<double> first_step_tangent_scalars;
   std::uint32_t max_checkpoints = 0;  // most checkpoints one wavefront held at once (recompute schedules)
   std::vector<sim::StorageOverflow> overflows;
   // Reversible models: how far the inputs reconstructed in the backward pass drift from the forward pass's.
-  std::optional<reversible::ReconstructionDrift> reconstruction_drift;  // per tile, largest excess, over all steps
+  std::optional<reversible::ReconstructionDrift>
+      reconstruction_drift;  // per tile, largest excess, over all steps
   double wall_seconds = 0;
 };
 

@@ -17,6 +17,7 @@
 
 #include "mappings/weight_stationary_block.h"
 #include "sim/registry.h"
+#include "workloads/tangent_generator.h"
 
 namespace spatialsim::workloads {
 
@@ -28,6 +29,16 @@ struct RecomputeEpisode {
   std::uint32_t from_layer = 0;
   bool release_checkpoint = true;       // this is the checkpoint's last use
   std::vector<mappings::XStash> stash;  // one per layer from_layer..target; the target's prepares backward
+};
+
+// Forward gradients (docs/forward-gradients.md): the forward pass of layers 0..trunk-1 carries K tangent
+// streams; the trunk's gradient is the estimate (1/K) sum_k d_k v_k, d_k reduced and broadcast as scalars.
+struct ForwardGradientPlan {
+  std::uint32_t tangents = 1;                // K
+  TangentKind kind = TangentKind::gaussian;  // elements of v_k
+  std::uint64_t seed = 0;                    // of the tangents; 0: the run's seed (sim.seed)
+  std::uint32_t split = 0;      // 0: the whole network is the trunk; else trunk = layers 0..split-1
+  double trunk_lr_scale = 1.0;  // rho: the trunk's learning rate is rho * train.lr
 };
 
 class Schedule {
@@ -43,6 +54,10 @@ class Schedule {
   // Contract: null when the forward pass left what `layer`'s backward pass needs; otherwise the episode
   // that recomputes it, the same for every wavefront. Called when the output gradient reaches `layer`.
   virtual const RecomputeEpisode* recompute_before_backward(std::uint32_t /*layer*/) const { return nullptr; }
+  // Contract: null for exact schedules. Otherwise the forward-gradient plan, the same for every step;
+  // forward_stash(layer) is XStash::none for every trunk layer, and runs_backward() is true (the step ends
+  // with every tile updating its slice; the head, if any, runs exact backprop).
+  virtual const ForwardGradientPlan* forward_gradient() const { return nullptr; }
 };
 
 using ScheduleRegistry = sim::Registry<Schedule>;

@@ -1,0 +1,40 @@
+// The spanning trees that reduce and broadcast the forward-gradient scalars: every member once, one-hop
+// edges inside a contiguous region, and tree paths as short as the members' routes from the root.
+#include <gtest/gtest.h>
+
+#include "mappings/scalar_tree.h"
+
+namespace spatialsim::mappings {
+namespace {
+
+TEST(ScalarTree, ContiguousBlockIsJoinedByOneHopEdgesAtShortestDepth) {
+  const sim::Grid grid(6, 5, sim::Topology::mesh);
+  std::vector<sim::TileId> members;
+  for (std::uint32_t y = 1; y < 4; ++y)
+    for (std::uint32_t x = 1; x < 5; ++x) members.push_back(grid.tile_id(x, y));
+  const sim::TileId root = grid.tile_id(4, 3);
+  const ScalarTree tree = build_scalar_tree(grid, root, members);
+  ASSERT_EQ(tree.members.size(), members.size());
+  EXPECT_EQ(tree.members[0], root);
+  for (std::size_t k = 1; k < tree.members.size(); ++k) {
+    const auto p = static_cast<std::size_t>(tree.parent[k]);
+    EXPECT_EQ(grid.hops(tree.members[p], tree.members[k]), 1u);
+    EXPECT_EQ(tree.hops_from_root[k], grid.hops(root, tree.members[k]));
+  }
+  EXPECT_EQ(tree.depth_hops(), 5u);  // (1, 1) is 3 + 2 hops from (4, 3)
+}
+
+TEST(ScalarTree, ScatteredMembersAndDuplicatesEachAppearOnce) {
+  const sim::Grid grid(8, 8, sim::Topology::mesh);
+  const std::vector<sim::TileId> members = {grid.tile_id(0, 0), grid.tile_id(7, 7), grid.tile_id(7, 7),
+                                            grid.tile_id(3, 5)};
+  const ScalarTree tree = build_scalar_tree(grid, grid.tile_id(4, 4), members);
+  EXPECT_EQ(tree.members.size(), 4u);  // the root is added
+  std::size_t children = 0;
+  for (const auto& c : tree.children) children += c.size();
+  EXPECT_EQ(children, 3u);
+  EXPECT_THROW((void)tree.index_of(grid.tile_id(1, 1)), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace spatialsim::mappings

@@ -1,0 +1,190 @@
+// Forward gradients on the grid: the K scalars d_k the tiles reduce equal an independent dense JVP along
+// the same regenerated tangents (and central differences of the loss), the tiles' assembled estimate is
+// (1/K) sum_k d_k v_k, split-fg's head gradient is backprop's, and the traffic and storage follow the
+// closed forms of docs/forward-gradients.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/test_names.h"
+#include "tests/workloads/forward_gradient_support.h"
+#include "tests/workloads/network_test_support.h"
+#include "workloads/reference/finite_difference.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using sim::MessageKind;
+using sim::Phase;
+using testing_support::config_with;
+using testing_support::run_with;
+
+struct FgCase {
+  std::string schedule;  // forward-gradient | split-fg
+  std::string loss;
+  std::string tangent;
+  std::string block;
+  std::string split;
+};
+
+std::vector<std::string> fg_overrides(const FgCase& c) {
+  return {"--model.widths=7,6,5,4",
+          "--mapping.block=" + c.block,
+          "--model.activation=tanh",
+          "--model.loss=" + c.loss,
+          "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture"),
+          "--step.tokens=10",
+          "--step.wavefront=4",
+          "--sim.arith=fp64",
+          "--fg.tangents=3",
+          "--fg.tangent=" + c.tangent,
+          "--splitfg.split=" + c.split};
+}
+
+class ForwardGradientExact : public ::testing::TestWithParam<FgCase> {};
+
+TEST_P(ForwardGradientExact, ScalarsEqualTheDenseJvpAndTheEstimateIsTheirCombination) {
+  const FgCase& c = GetParam();
+  const auto overrides = fg_overrides(c);
+  const RunResult r = run_with(overrides, c.schedule);
+  const RunSetup setup = setup_from_config(config_with(overrides));
+  const auto net = testing_support::dense_net(setup.model, r.initial_parameters);
+  const auto& x = r.first_step_data.inputs;
+  const auto& y = r.first_step_data.targets;
+  const std::uint32_t L = setup.model.layers();
+  const std::uint32_t trunk = c.schedule == "split-fg" ? static_cast<std::uint32_t>(std::stoul(c.split)) : L;
+  const TangentGenerator gen(c.tangent == "gaussian" ? TangentKind::gaussian : TangentKind::rademacher,
+                             setup.seed, 0);
+  const std::uint32_t K = 3;
+  ASSERT_EQ(r.first_step_tangent_scalars.size(), K);
+  const auto exact = reference::gradients(net, x, y);
+  auto estimate = reference::zeros_like(net);
+  for (std::uint32_t k = 0; k < K; ++k) {
+    const auto v = testing_support::tangent_direction(net, gen, k, trunk);
+    const double jvp = reference::directional_derivative(net, x, y, v);
+    const double d = r.first_step_tangent_scalars[k];
+    EXPECT_LE(std::abs(d - jvp), 1e-10 * std::abs(jvp)) << "k " << k << " d " << d << " jvp " << jvp;
+    // The dense JVP is itself the derivative of the loss along v_k (central differences, h = 1e-5).
+    const double fd = reference::directional_central_difference(net, x, y, v, 1e-5);
+    EXPECT_LE(std::abs(fd - jvp), 1e-7 * std::abs(jvp)) << "k " << k;
+    for (std::uint32_t l = 0; l < trunk; ++l) {
+      for (std::size_t e = 0; e < v.weights[l].size(); ++e)
+        estimate.weights[l].values()[e] += d / K * v.weights[l].values()[e];
+      for (std::size_t e = 0; e < v.bias[l].size(); ++e) estimate.bias[l][e] += d / K * v.bias[l][e];
+    }
+  }
+  // Trunk: the estimate; head (split-fg): backprop's exact gradient.
+  for (std::uint32_t l = trunk; l < L; ++l) {
+    estimate.weights[l] = exact.weights[l];
+    estimate.bias[l] = exact.bias[l];
+  }
+  const auto got = testing_support::flatten(r.first_step_gradients, 0, L);
+  const auto want = testing_support::flatten(estimate, 0, L);
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (std::size_t e = 0; e < got.size(); ++e)
+    EXPECT_NEAR(got[e], want[e], 1e-12 * scale) << "coordinate " << e;
+  EXPECT_NEAR(r.loss_per_step[0], exact.loss, 1e-12 * std::abs(exact.loss));
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, ForwardGradientExact,
+                         ::testing::Values(FgCase{"forward-gradient", "mse", "gaussian", "2x2", "1"},
+                                           FgCase{"forward-gradient", "cross-entropy", "rademacher", "2x3",
+                                                  "1"},
+                                           FgCase{"forward-gradient", "mse", "gaussian", "1x1", "1"},
+                                           FgCase{"split-fg", "mse", "gaussian", "2x2", "2"},
+                                           FgCase{"split-fg", "cross-entropy", "gaussian", "3x2", "1"},
+                                           FgCase{"split-fg", "mse", "rademacher", "2x2", "2"}),
+                         [](const auto& param_info) {
+                           const FgCase& c = param_info.param;
+                           return testing_support::gtest_name(c.schedule + "_" + c.loss + "_" + c.tangent +
+                                                              "_" + c.block + "_s" + c.split);
+                         });
+
+// Counting mode and arithmetic mode count the same; the tangent streams ride every forward lane, partial
+// sum and redistribution message: K times the primal's byte-hops, and (1 + 2K) times its multiply-adds.
+TEST(ForwardGradientCounts, TangentTrafficIsKTimesTheForwardPassAndNothingIsStashed) {
+  const std::vector<std::string> base = {"--model.widths=12,10,8,6", "--mapping.block=2x2",
+                                         "--step.tokens=16", "--step.wavefront=4", "--fg.tangents=5"};
+  auto with = [&](std::string arith) {
+    auto o = base;
+    o.push_back("--sim.arith=" + arith);
+    return o;
+  };
+  const RunResult fwd = run_with(with("none"), "forward");
+  const RunResult fg = run_with(with("none"), "forward-gradient");
+  const RunResult fg_values = run_with(with("fp64"), "forward-gradient");
+  EXPECT_EQ(fg.counters.byte_hops, fg_values.counters.byte_hops);
+  EXPECT_EQ(fg.counters.depth, fg_values.counters.depth);
+  const auto& f = fwd.counters.byte_hops;
+  const auto& g = fg.counters.byte_hops;
+  const std::uint64_t primal = f.at(Phase::forward, MessageKind::lane) +
+                               f.at(Phase::forward, MessageKind::psum) +
+                               f.at(Phase::forward, MessageKind::redistribution);
+  // Layer 0's lanes carry the network input only (dx_0 = 0): b_a T d_in (c - 1) byte-hops without tangents.
+  const std::uint64_t input_lanes = 2 * 16 * 12 * 1;
+  EXPECT_EQ(g.at(Phase::forward, MessageKind::tangent), 5 * (primal - input_lanes));
+  for (MessageKind k : {MessageKind::lane, MessageKind::psum, MessageKind::redistribution, MessageKind::host})
+    EXPECT_EQ(g.at(Phase::forward, k), f.at(Phase::forward, k)) << sim::name(k);
+  EXPECT_GT(g.at(Phase::backward, MessageKind::scalar), 0u);
+  EXPECT_EQ(g.phase_total(Phase::update), 0u);
+  EXPECT_EQ(fg.counters.peak_stash_bytes, 0u);
+  EXPECT_EQ(fg.counters.peak_tangent_bytes, 0u);
+  // Forward flops: (1 + 2K) per primal multiply-add (1 + K in layer 0, whose dX W is zero), plus the
+  // output tiles' K shares <dL/dY, dY_k>.
+  const std::uint64_t shares = 2 * 5 * 16 * 6;
+  const std::uint64_t layer0 = 2 * 16 * 12 * 10;
+  EXPECT_EQ(fg.counters.flops[sim::index(Phase::forward)],
+            11 * fwd.counters.flops[sim::index(Phase::forward)] - 5 * layer0 + shares);
+}
+
+TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
+  const std::vector<std::string> o = {"--model.widths=12,10,8,6", "--mapping.block=2x2", "--step.tokens=16",
+                                      "--step.wavefront=4",       "--fg.tangents=5",     "--splitfg.split=2",
+                                      "--sim.arith=none"};
+  const RunResult bp = run_with(o, "backprop");
+  const RunResult sf = run_with(o, "split-fg");
+  EXPECT_GT(sf.counters.peak_stash_bytes, 0u);
+  EXPECT_LT(sf.counters.peak_stash_bytes, bp.counters.peak_stash_bytes);
+  const auto& g = sf.counters.byte_hops;
+  EXPECT_GT(g.at(Phase::forward, MessageKind::tangent), 0u);
+  EXPECT_GT(g.at(Phase::backward, MessageKind::scalar), 0u);
+  EXPECT_EQ(g.at(Phase::backward, MessageKind::tangent), 0u);
+  // dh_k of every wavefront, at most: K * b_a * T * d_split.
+  EXPECT_GT(sf.counters.peak_tangent_bytes, 0u);
+  EXPECT_LE(sf.counters.peak_tangent_bytes, 5u * 2 * 16 * 8);
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
+
+namespace spatialsim::workloads {
+namespace {
+
+// Bad input is a sim::ConfigError naming the key (the binary prints it as one line, exit code 2).
+TEST(ForwardGradientBadInput, TangentCountSplitAndRhoAreChecked) {
+  const std::vector<std::string> base = {"--model.widths=7,6,5,4", "--sim.arith=fp64"};
+  struct Bad {
+    std::string option;
+    std::string schedule;
+    std::string key;
+  };
+  for (const Bad& b : {Bad{"--fg.tangents=0", "forward-gradient", "fg.tangents"},
+                       Bad{"--splitfg.split=0", "split-fg", "splitfg.split"},
+                       Bad{"--splitfg.split=3", "split-fg", "splitfg.split"},
+                       Bad{"--splitfg.rho=-0.1", "split-fg", "splitfg.rho"}}) {
+    auto o = base;
+    o.push_back(b.option);
+    try {
+      (void)run_with(o, b.schedule);
+      ADD_FAILURE() << b.option << " was accepted";
+    } catch (const sim::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(b.key), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads

@@ -1,0 +1,39 @@
+// `forward-gradient`: every layer's forward pass carries the primal and K tangent streams
+// dx_{l+1} = act'(z_l) * (dx_l W_l + x_l V_{l,k} + dB_{l,k}), with V regenerated on each tile; at the loss
+// d_k = <dL/dY, dY_k> is reduced to one tile and broadcast back as K scalars, and every tile forms
+// (1/K) sum_k d_k v_k on its own slice. Nothing is stashed across layers; no backward pass runs.
+// docs/forward-gradients.md.
+
+#include "sim/config.h"
+#include "sim/option_spec.h"
+#include "workloads/schedules/i_schedule.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+const sim::OptionRegistration options{
+    {"fg.seed", "seed", "seed of the forward-gradient tangents; 0 = sim.seed (vary it to draw new tangents)"},
+};
+
+class ForwardGradient final : public Schedule {
+ public:
+  explicit ForwardGradient(const sim::Config& config) {
+    m_plan.tangents = parse_tangent_count(config);
+    m_plan.kind = parse_tangent_kind(config);
+    m_plan.seed = config.get_uint("fg.seed");
+  }
+  mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
+  bool runs_backward() const override { return true; }
+  const ForwardGradientPlan* forward_gradient() const override { return &m_plan; }
+
+ private:
+  ForwardGradientPlan m_plan;
+};
+
+const ScheduleRegistry::Registration registration{
+    "forward-gradient",
+    "K tangent streams ride with the forward pass; d_k reduced and broadcast as scalars; nothing stashed",
+    [](const sim::Config& config) { return std::make_unique<ForwardGradient>(config); }};
+
+}  // namespace
+}  // namespace spatialsim::workloads
