@@ -59,6 +59,22 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model)
   return out;
 }
 
+std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config) {
+  std::vector<std::string> out;
+  for (const auto& n : applicable_schedules(model)) {
+    try {
+      workloads::ScheduleRegistry::create(n, config);
+      out.push_back(n);
+    } catch (const sim::ConfigError& e) {
+      // A schedule option the user set is theirs to fix; the model's size only makes it inapplicable.
+      const bool users_schedule_option = !e.key().empty() && e.key().rfind("model.", 0) != 0 &&
+                                         config.has(e.key()) && config.is_explicit(e.key());
+      if (users_schedule_option) throw;
+    }
+  }
+  return out;
+}
+
 const std::vector<std::string>& compare_table_rows() {
   static const std::vector<std::string> rows{"byte_hops_forward",
                                              "byte_hops_backward",

@@ -37,6 +37,9 @@ inline constexpr double kByteHopsAllowance = 4.0 / 3.0;
 // The registered schedules that run on the model's kind, forward first, then registry order
 // (workloads::reversible::require_schedule_fits_model decides).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model);
+// The same, less the schedules whose own defaults do not fit the configured model (split-fg on one layer):
+// those are not applicable. A schedule option the user set that does not fit is still an error (rethrown).
+std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config);
 
 // The rows compare prints (names of run_metrics()): byte-hops by phase (forward, backward, recompute) and in
 // total, in-flight byte-cycles, peak stash in total and per tile, depth, flops and energy by term.

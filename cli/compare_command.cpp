@@ -94,7 +94,7 @@ class CompareCommand final : public Command {
  public:
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
-    const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model);
+    const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config);
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
     const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
     const bool side_by_side = config.get_bool("theory_side_by_side");

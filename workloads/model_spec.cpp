@@ -31,6 +31,12 @@ std::vector<DenseLayerShape> ModelSpec::dense_layers() const {
   return out;
 }
 
+std::uint32_t layers_from_config(const sim::Config& config) {
+  if (!config.raw("model.widths").empty())
+    return static_cast<std::uint32_t>(config.get_positive_list("model.widths").size() - 1);
+  return static_cast<std::uint32_t>(config.get_positive("model.depth"));
+}
+
 ModelSpec model_from_config(const sim::Config& config) {
   ModelSpec m;
   m.kind = reversible::model_kind_from_config(config);

@@ -50,4 +50,8 @@ struct ModelSpec {
 // given by model.widths or has an odd model.width.
 ModelSpec model_from_config(const sim::Config& config);
 
+// L, read the way model_from_config reads it (model.widths, else model.depth), for components that need
+// only the depth (schedules sizing their plans).
+std::uint32_t layers_from_config(const sim::Config& config);
+
 }  // namespace spatialsim::workloads

@@ -172,7 +172,7 @@ TEST(ForwardGradientBadInput, TangentCountSplitAndRhoAreChecked) {
     std::string key;
   };
   for (const Bad& b : {Bad{"--fg.tangents=0", "forward-gradient", "fg.tangents"},
-                       Bad{"--splitfg.split=0", "split-fg", "splitfg.split"},
+                       Bad{"--splitfg.split=7", "split-fg", "splitfg.split"},
                        Bad{"--splitfg.split=3", "split-fg", "splitfg.split"},
                        Bad{"--splitfg.rho=-0.1", "split-fg", "splitfg.rho"}}) {
     auto o = base;

@@ -8,6 +8,7 @@
 
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::workloads {
@@ -20,7 +21,7 @@ const sim::OptionRegistration options{
 class Checkpoint final : public Schedule {
  public:
   explicit Checkpoint(const sim::Config& config) {
-    const std::uint64_t layers = model_layers(config);
+    const std::uint64_t layers = layers_from_config(config);
     std::uint64_t s = config.get_uint("checkpoint.segment");
     if (s == 0) s = std::max<std::uint64_t>(1, std::llround(std::sqrt(static_cast<double>(layers))));
     if (s > layers)
@@ -44,12 +45,6 @@ class Checkpoint final : public Schedule {
   }
 
  private:
-  // L from the model section (widths, or depth), read the same way as workloads/model_spec.cpp.
-  static std::uint64_t model_layers(const sim::Config& config) {
-    if (!config.raw("model.widths").empty()) return config.get_positive_list("model.widths").size() - 1;
-    return config.get_positive("model.depth");
-  }
-
   std::uint32_t m_segment = 1;
   std::vector<RecomputeEpisode> m_episodes;  // per layer; empty stash: no episode before it
 };

@@ -3,6 +3,7 @@
 
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/schedules/revolve_plan.h"
 
 namespace spatialsim::workloads {
@@ -16,8 +17,7 @@ class Revolve final : public Schedule {
  public:
   explicit Revolve(const sim::Config& config) {
     const std::uint64_t slots = config.get_positive("revolve.slots");
-    const std::uint64_t layers = config.raw("model.widths").empty() ? config.get_positive("model.depth")
-                                                                    : config.get_positive_list("model.widths").size() - 1;
+    const std::uint64_t layers = layers_from_config(config);
     if (slots > layers)
       config.fail("revolve.slots", "is more than the network's " + std::to_string(layers) +
                                        " layers; give at most that many");

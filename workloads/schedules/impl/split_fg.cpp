@@ -7,6 +7,7 @@
 
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::workloads {
@@ -14,7 +15,7 @@ namespace {
 
 const sim::OptionRegistration options{
     {"splitfg.split", "layers",
-     "S: layers 0..S-1 form the forward-gradient trunk, S..L-1 the backprop head (1..L-1)"},
+     "S: layers 0..S-1 form the forward-gradient trunk, S..L-1 the backprop head (1..L-1; 0 = L / 2)"},
     {"splitfg.rho", "ratio", "rho >= 0: the trunk's learning rate is rho * train.lr (0 freezes the trunk)"},
 };
 
@@ -24,7 +25,14 @@ class SplitForwardGradient final : public Schedule {
     m_plan.tangents = parse_tangent_count(config);
     m_plan.kind = parse_tangent_kind(config);
     m_plan.seed = config.get_uint("fg.seed");
-    m_plan.split = static_cast<std::uint32_t>(config.get_positive("splitfg.split"));
+    // Checked here, with the other options, before anything runs: the head and the trunk each need a layer.
+    const std::uint32_t layers = layers_from_config(config);
+    if (layers < 2) config.fail("model.depth", "split-fg needs at least 2 layers (a trunk and a head)");
+    const std::uint64_t split = config.get_uint("splitfg.split");
+    if (split >= layers)
+      config.fail("splitfg.split", "must be in 1.." + std::to_string(layers - 1) + " for a " + std::to_string(layers) +
+                                       "-layer model (the head needs a layer), or 0 for L / 2");
+    m_plan.split = split == 0 ? layers / 2 : static_cast<std::uint32_t>(split);
     m_plan.trunk_lr_scale = config.get_nonnegative_double("splitfg.rho");
   }
   mappings::XStash forward_stash(std::uint32_t layer) const override {
