@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/results_writer.h"
+#include "workloads/reference/tangent_direction.h"
 #include "workloads/reversible/reversible_model.h"
 
 namespace spatialsim::analysis {
@@ -48,6 +49,29 @@ void write_check_export(Hdf5File& file, const workloads::RunSetup& setup,
     const auto& g = result.first_step_gradients[l];
     write_matrix(file, layer + "/grad_weights", g.weights, "1");
     if (!g.bias.empty()) file.write_array(layer + "/grad_bias", std::span<const double>(g.bias), {}, "1");
+  }
+}
+
+void write_tangent_export(Hdf5File& file, const workloads::RunSetup& setup,
+                          const workloads::RunResult& result, const workloads::ForwardGradientPlan& plan) {
+  const std::string group = run_group(result.schedule) + "/check";
+  const std::vector<double>& d = result.first_step_tangent_scalars;
+  file.write_array(group + "/tangent_scalars", std::span<const double>(d), {}, "1");
+  const std::uint32_t layers = setup.model.layers();
+  const std::uint32_t trunk = plan.split == 0 ? layers : plan.split;
+  file.set_attribute(group, "tangent_kind", std::string(workloads::name(plan.kind)));
+  file.set_attribute(group, "tangent_seed", plan.seed == 0 ? setup.seed : plan.seed);
+  file.set_attribute(group, "trunk_layers", static_cast<std::uint64_t>(trunk));
+  const workloads::TangentGenerator gen(plan.kind, plan.seed == 0 ? setup.seed : plan.seed, /*step=*/0);
+  workloads::reference::DenseMlp net;
+  for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  for (std::uint32_t k = 0; k < plan.tangents; ++k) {
+    const auto v = workloads::reference::tangent_direction(net, gen, k, trunk);
+    for (std::uint32_t l = 0; l < trunk; ++l) {
+      const std::string layer = group + "/tangents/" + std::to_string(k) + "/layers/" + std::to_string(l);
+      write_matrix(file, layer + "/weights", v.weights[l], "1");
+      if (!v.bias[l].empty()) file.write_array(layer + "/bias", std::span<const double>(v.bias[l]), {}, "1");
+    }
   }
 }
 

@@ -10,11 +10,19 @@
 
 #include "analysis/hdf5_file.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
 
 // Contract: `result` ran in an arithmetic mode; throws std::invalid_argument otherwise.
 void write_check_export(Hdf5File& file, const workloads::RunSetup& setup, const workloads::RunResult& result);
+
+// Forward-gradient schedules also write what an independent JVP needs: `tangent_scalars` (the K values
+// d_k the tiles formed in the first step) and every tangent v_k of the trunk, regenerated
+// (`tangents/<k>/layers/<l>/weights`, `bias`), with attributes `tangent_kind`, `tangent_seed`,
+// `trunk_layers`. Call after write_check_export.
+void write_tangent_export(Hdf5File& file, const workloads::RunSetup& setup,
+                          const workloads::RunResult& result, const workloads::ForwardGradientPlan& plan);
 
 }  // namespace spatialsim::analysis

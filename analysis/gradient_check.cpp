@@ -6,6 +6,7 @@
 
 #include "workloads/reference/dense_mlp.h"
 #include "workloads/reference/dense_reversible.h"
+#include "workloads/reference/tangent_direction.h"
 #include "workloads/reversible/reversible_model.h"
 
 namespace spatialsim::analysis {
@@ -100,6 +101,44 @@ GradientCheck check_against_reference(const workloads::RunSetup& setup, const wo
     if (!expected.bias[l].empty())
       e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
     check.layers.push_back(e);
+  }
+  return check;
+}
+
+GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const workloads::RunResult& result,
+                                     const workloads::ForwardGradientPlan& plan) {
+  if (result.initial_parameters.empty())
+    throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
+  workloads::reference::DenseMlp net;
+  net.activation = setup.model.activation;
+  net.loss = setup.model.loss;
+  for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  const auto& data = result.first_step_data;
+  const std::uint32_t layers = setup.model.layers();
+  const std::uint32_t trunk = plan.split == 0 ? layers : plan.split;
+
+  GradientCheck check;
+  check.schedule = result.schedule;
+  const workloads::TangentGenerator gen(plan.kind, plan.seed == 0 ? setup.seed : plan.seed, /*step=*/0);
+  std::vector<double> expected(plan.tangents);
+  for (std::uint32_t k = 0; k < plan.tangents; ++k) {
+    const auto v = workloads::reference::tangent_direction(net, gen, k, trunk);
+    expected[k] = workloads::reference::directional_derivative(net, data.inputs, data.targets, v);
+  }
+  if (result.first_step_tangent_scalars.size() != expected.size())
+    throw std::logic_error("check: the run recorded no tangent scalars");
+  check.layers.push_back(
+      {"d_k", relative_error(result.first_step_tangent_scalars.data(), expected.data(), expected.size()), 0});
+  if (trunk < layers) {
+    const auto exact = workloads::reference::gradients(net, data.inputs, data.targets);
+    for (std::uint32_t l = trunk; l < layers; ++l) {
+      const auto& got = result.first_step_gradients[l];
+      LayerError e{"layer " + std::to_string(l),
+                   relative_error(got.weights.data(), exact.weights[l].data(), exact.weights[l].size()), 0};
+      if (!exact.bias[l].empty())
+        e.bias_error = relative_error(got.bias.data(), exact.bias[l].data(), exact.bias[l].size());
+      check.layers.push_back(e);
+    }
   }
   return check;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
@@ -35,6 +36,12 @@ struct GradientCheck {
 
 // Contract: `result` ran in an arithmetic mode (fp32 or fp64); throws std::invalid_argument otherwise.
 GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result);
+
+// Forward-gradient schedules estimate the trunk's gradient, so what must be exact is each tangent's
+// directional derivative: the tiles' d_k against the dense JVP along the regenerated v_k (row "d_k"), and,
+// for split-fg, the head's gradient against backprop's (rows "layer S".."layer L-1").
+GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const workloads::RunResult& result,
+                                     const workloads::ForwardGradientPlan& plan);
 
 // The tolerance MODEL.md section 8 sets for exact schedules: 1e-12 in fp64; for fp32, 1e-4 (single
 // precision carries about 7 digits, and a slice sums hundreds of products).

@@ -51,19 +51,22 @@ const sim::OptionRegistration options{
 
 // --check: per schedule and layer, the tiles' gradient (or outputs) against the dense reference.
 // Returns whether every schedule is within the tolerance.
-bool print_checks(std::ostream& out, const workloads::RunSetup& setup,
+bool print_checks(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
                   const std::vector<workloads::RunResult>& results, double tolerance) {
   bool all_passed = true;
   out << "\ncheck against the dense reference (max relative error, tolerance " << tolerance << "):\n";
   for (const auto& r : results) {
-    const analysis::GradientCheck c = analysis::check_against_reference(setup, r);
+    const auto schedule = workloads::ScheduleRegistry::create(r.schedule, config);
+    const analysis::GradientCheck c = schedule->forward_gradient() != nullptr
+                                          ? analysis::check_forward_gradient(setup, r, *schedule->forward_gradient())
+                                          : analysis::check_against_reference(setup, r);
     for (const auto& l : c.layers) {
-      out << "  " << std::left << std::setw(12) << r.schedule << std::setw(10) << l.what << " weights "
+      out << "  " << std::left << std::setw(18) << r.schedule << std::setw(10) << l.what << " weights "
           << std::scientific << std::setprecision(3) << l.weight_error << "  bias " << l.bias_error
           << std::defaultfloat << '\n';
     }
     if (c.drift) {  // reversible: reported, not corrected (docs/reversible.md)
-      out << "  " << std::left << std::setw(12) << r.schedule << "reconstruction drift max |x_rec - x_fwd| "
+      out << "  " << std::left << std::setw(18) << r.schedule << "reconstruction drift max |x_rec - x_fwd| "
           << std::scientific << std::setprecision(3) << c.drift->max_abs_error << " (relative "
           << c.drift->relative() << ")" << std::defaultfloat << '\n';
     }
@@ -178,14 +181,19 @@ class RunCommand final : public Command {
       std::cout << '\n';
     }
     if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
-    const bool checks_passed = !check || print_checks(std::cout, setup, results, tolerance);
+    const bool checks_passed = !check || print_checks(std::cout, config, setup, results, tolerance);
     std::cout.flush();
 
     try {
       analysis::Hdf5File file(out);
       analysis::write_results(file, config, setup, results, kProgramVersion);
       if (export_check)
-        for (const auto& r : results) analysis::write_check_export(file, setup, r);
+        for (const auto& r : results) {
+          analysis::write_check_export(file, setup, r);
+          const auto schedule = workloads::ScheduleRegistry::create(r.schedule, config);
+          if (schedule->forward_gradient() != nullptr)
+            analysis::write_tangent_export(file, setup, r, *schedule->forward_gradient());
+        }
       for (std::size_t k = 0; trace && k < results.size(); ++k)  // tracing
         analysis::write_trace(file, analysis::run_group(results[k].schedule), traces.data(k));
       file.commit();

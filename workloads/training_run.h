@@ -40,10 +40,9 @@ struct RunResult {
   // mode).
   std::vector<double> first_step_tangent_scalars;
   std::uint32_t max_checkpoints = 0;  // most checkpoints one wavefront held at once (recompute schedules)
-  std::vector<sim::StorageOverflow> overflows;
+  std::vector<sim::StorageOverflow> overflows;  // per tile, largest excess, over all steps
   // Reversible models: how far the inputs reconstructed in the backward pass drift from the forward pass's.
-  std::optional<reversible::ReconstructionDrift>
-      reconstruction_drift;  // per tile, largest excess, over all steps
+  std::optional<reversible::ReconstructionDrift> reconstruction_drift;
   double wall_seconds = 0;
 };
 

@@ -20,7 +20,7 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
       run("--schedule=forward,backprop --sim.arith=fp64 --model.widths=13,17,9,5 "
           "--mapping.block=3x2 --step.tokens=11 --step.wavefront=4 --check");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("backprop    layer 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backprop          layer 2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("backprop: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
 }
@@ -70,6 +70,47 @@ TEST_F(CheckTest, ExportedRunIsVerifiedByAnIndependentAutogradFromTheFileAlone) 
           << "layer " << l << " weight " << k;
     const auto gb = read_vector(file, layer + "/grad_bias");
     for (std::size_t k = 0; k < gb.size(); ++k) EXPECT_NEAR(gb[k], expected.bias[l][k], 1e-12);
+  }
+}
+
+TEST_F(CheckTest, ForwardGradientSchedulesCheckEveryDirectionalDerivativeAndTheHead) {
+  const BinaryRun r =
+      run("--schedule=forward-gradient,split-fg --sim.arith=fp64 --model.widths=13,17,9,5 "
+          "--mapping.block=3x2 --step.tokens=11 --step.wavefront=4 --fg.tangents=3 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("forward-gradient: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("split-fg: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("d_k"), std::string::npos) << r.out;
+}
+
+TEST_F(CheckTest, ExportedTangentsAndScalarsAreVerifiedByAnIndependentJvpFromTheFileAlone) {
+  const BinaryRun r =
+      run("--schedule=forward-gradient --sim.arith=fp64 --model.widths=13,17,9,5 "
+          "--mapping.block=3x2 --model.activation=tanh --step.tokens=11 --step.wavefront=4 "
+          "--fg.tangents=3 --export-check --out=fg.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const H5::H5File file(path("fg.h5"), H5F_ACC_RDONLY);
+  const std::string g = "/runs/forward-gradient/check";
+  workloads::reference::DenseMlp net;
+  net.activation = mappings::Activation::tanh;
+  net.loss = workloads::Loss::mse;
+  for (int l = 0; l < 3; ++l) {
+    const std::string layer = g + "/layers/" + std::to_string(l);
+    net.layers.push_back({read_matrix(file, layer + "/weights"), read_vector(file, layer + "/bias")});
+  }
+  const auto x = read_matrix(file, g + "/inputs");
+  const auto t = read_matrix(file, g + "/targets");
+  const auto d = read_vector(file, g + "/tangent_scalars");
+  ASSERT_EQ(d.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    auto v = workloads::reference::zeros_like(net);
+    for (int l = 0; l < 3; ++l) {
+      const std::string layer = g + "/tangents/" + std::to_string(k) + "/layers/" + std::to_string(l);
+      v.weights[l] = read_matrix(file, layer + "/weights");
+      v.bias[l] = read_vector(file, layer + "/bias");
+    }
+    const double expected = workloads::reference::directional_derivative(net, x, t, v);
+    EXPECT_NEAR(d[k], expected, 1e-12 * (1 + std::abs(expected))) << "tangent " << k;
   }
 }
 

@@ -5,23 +5,12 @@
 
 #include "workloads/parameters.h"
 #include "workloads/reference/dense_mlp.h"
+#include "workloads/reference/tangent_direction.h"
 #include "workloads/tangent_generator.h"
 
 namespace spatialsim::testing_support {
 
-// v_k over layers 0..trunk-1 (zero in the head), in the net's parameter shapes.
-inline workloads::reference::Gradients tangent_direction(const workloads::reference::DenseMlp& net,
-                                                         const workloads::TangentGenerator& gen,
-                                                         std::uint32_t k, std::uint32_t trunk) {
-  workloads::reference::Gradients v = workloads::reference::zeros_like(net);
-  for (std::uint32_t l = 0; l < trunk; ++l) {
-    auto& w = v.weights[l];
-    for (std::uint32_t r = 0; r < w.rows(); ++r)
-      for (std::uint32_t c = 0; c < w.cols(); ++c) w(r, c) = gen.weight(l, k, r, c);
-    for (std::uint32_t c = 0; c < v.bias[l].size(); ++c) v.bias[l][c] = gen.bias(l, k, c);
-  }
-  return v;
-}
+using workloads::reference::tangent_direction;  // v_k rebuilt whole (workloads/reference/)
 
 // Weights row-major, then the bias, layer by layer, for layers [first, last).
 inline std::vector<double> flatten(const workloads::NetworkParameters& p, std::size_t first,
