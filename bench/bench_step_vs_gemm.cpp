@@ -5,6 +5,7 @@
 //
 // Usage:
 //   build/bench_step_vs_gemm [--block=4x4] [--wavefront=128] [--repetitions=5]
+// Also prints the marginal cost of one more step (steps = 3 minus steps = 1, halved), without the set-up.
 // Prints both medians and their ratio. OpenBLAS's own thread count (OPENBLAS_NUM_THREADS) applies to both.
 
 #include <cblas.h>
@@ -45,7 +46,7 @@ struct StepTiming {
   std::uint64_t events = 0;
 };
 
-StepTiming simulated_step(const std::string& block, const std::string& wavefront) {
+StepTiming simulated_run(const std::string& block, const std::string& wavefront, int steps) {
   sim::Config config = cli::default_config();
   std::string widths = std::to_string(kWidth);
   for (int l = 0; l < kLayers; ++l) {
@@ -57,7 +58,7 @@ StepTiming simulated_step(const std::string& block, const std::string& wavefront
            {"step.tokens", std::to_string(kTokens)},
            {"step.wavefront", wavefront},
            {"mapping.block", block},
-           {"train.steps", "1"},
+           {"train.steps", std::to_string(steps)},
            {"sim.arith", "fp32"}})
     config.set(key, value, "bench");
   const workloads::RunSetup setup = workloads::setup_from_config(config);
@@ -111,21 +112,27 @@ int main(int argc, char** argv) {
                      dw(std::size_t{kWidth} * kWidth);
 
   gemm_step(w, act, grad, grad_next, dw);  // warm-up: OpenBLAS threads and buffers
-  std::vector<double> sim_s, gemm_s;
+  // sim_s: run_schedule with train.steps = 1, everything included (building the blocks, drawing the
+  // weights and the data, the step, the update). marginal_s: (steps = 3) - (steps = 1), halved: what one
+  // more step costs once the run is set up (its data, the step and the update).
+  std::vector<double> sim_s, marginal_s, gemm_s;
   std::uint64_t events = 0;
-  for (int r = 0; r < repetitions; ++r) {  // interleaved, so that a load change hits both alike
-    const StepTiming t = simulated_step(block, wavefront);
+  for (int r = 0; r < repetitions; ++r) {  // interleaved, so that a load change hits all alike
+    const StepTiming t = simulated_run(block, wavefront, 1);
     sim_s.push_back(t.wall_seconds);
     events = t.events;
     gemm_s.push_back(gemm_step(w, act, grad, grad_next, dw));
+    marginal_s.push_back(0.5 * (simulated_run(block, wavefront, 3).wall_seconds - t.wall_seconds));
   }
-  const double s = median(sim_s), g = median(gemm_s);
+  const double s = median(sim_s), m = median(marginal_s), g = median(gemm_s);
   const double flops = 3.0 * 2.0 * kLayers * double{kTokens} * kWidth * kWidth;
   std::printf("block %s, wavefront %s tokens (%d wavefronts), %d repetitions\n", block.c_str(),
               wavefront.c_str(), kTokens / std::stoi(wavefront), repetitions);
   std::printf("simulated step: median %.4f s (%llu events, %.3g events/s)\n", s,
               static_cast<unsigned long long>(events), static_cast<double>(events) / s);
   std::printf("whole-matrix GEMMs: median %.4f s (%.1f GFLOP/s)\n", g, flops / g * 1e-9);
+  std::printf("one more simulated step (steps=3 minus steps=1, halved): median %.4f s\n", m);
   std::printf("ratio simulated / GEMM: %.3f (target <= 2)\n", s / g);
+  std::printf("ratio marginal step / GEMM: %.3f\n", m / g);
   return 0;
 }
