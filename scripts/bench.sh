@@ -58,13 +58,13 @@ seed() {
 
 # A 16-point depth sweep on 1 and 2 threads; the tables must match except wall_seconds/events_per_second.
 sweep() {
-  local depths; depths=$(seq -s, 1 16)
+  local depths; depths=$(seq -s, 8 8 128)
   for threads in 1 2; do
     local w=()
     for r in $(seq "$REPS"); do
       rm -f "$OUT/sweep.$threads.h5"
       read -r ws _ < <(timed "$OUT/sweep.$threads.txt" "$SIM" sweep --vary model.depth="$depths" \
-        --schedule backprop --sim.arith=none --step.tokens=4096 --model.width=256 --mapping.block=4x4 \
+        --schedule backprop --sim.arith=none --step.tokens=8192 --model.width=256 --mapping.block=4x4 \
         --sim.threads="$threads" --out "$OUT/sweep.$threads.h5")
       w+=("$ws")
     done
@@ -72,32 +72,42 @@ sweep() {
     echo "## sweep 16 points, sim.threads=$threads: wall_seconds(median of $REPS) $(eval echo \$sweep_$threads)"
   done
   echo "speed-up 2 threads vs 1: $(awk -v a="$sweep_1" -v b="$sweep_2" 'BEGIN{printf "%.3f", a/b}')"
-  if diff <(grep -vE 'wall_seconds|events_per_second|^#|elapsed|[0-9]+(\.[0-9]+)? ?s$' "$OUT/sweep.1.txt") \
-          <(grep -vE 'wall_seconds|events_per_second|^#|elapsed|[0-9]+(\.[0-9]+)? ?s$' "$OUT/sweep.2.txt") >"$OUT/sweep.diff"; then
+  if diff <(grep -vE 'wall_seconds|events_per_second|^wrote' "$OUT/sweep.1.txt") \
+          <(grep -vE 'wall_seconds|events_per_second|^wrote' "$OUT/sweep.2.txt") >"$OUT/sweep.diff"; then
     echo "results identical (tables without timings)"
   else
     echo "results DIFFER: see $OUT/sweep.diff"
   fi
 }
 
-# How cost grows: one axis at a time around a base (counting mode, backprop, width 1024).
-# L = model.depth; tiles per layer = block r x c; wavefronts G = step.tokens / step.wavefront (8).
+# How cost grows: one axis at a time around a base (counting mode, backprop, width 1024, L = 8, 8x8 = 64
+# tiles per layer, 256 wavefronts of 8 tokens). L = model.depth; tiles per layer = block r x c; wavefronts
+# G = step.tokens / step.wavefront; steps = train.steps (more events, same state: memory must stay flat).
+# Prints per point: the run's own wall_seconds (median), the process's peak RSS (median) and events; then
+# the least-squares log-log slope of each against the axis.
 scaling() {
   local base=(run --schedule backprop --sim.arith=none --model.inputs=1024 --model.width=1024
               --model.outputs=1024 --sim.threads=1)
-  echo "## scaling (axis value wall_seconds peak_rss_MB events)"
+  echo "## scaling: axis value wall_seconds peak_rss_MB events"
+  : >"$OUT/scaling.txt"
   point() {  # axis value args...
     local axis=$1 value=$2; shift 2
     local w=() m=()
     for r in $(seq "$REPS"); do
-      read -r ws rss < <(timed "$OUT/scale.txt" "$SIM" "${base[@]}" "$@" --out "$OUT/scale.h5")
-      w+=("$ws"); m+=("$rss")
+      read -r _ rss < <(timed "$OUT/scale.txt" "$SIM" "${base[@]}" "$@" --out "$OUT/scale.h5")
+      w+=("$(metric wall_seconds "$OUT/scale.txt")"); m+=("$rss")
     done
-    echo "$axis $value $(printf '%s\n' "${w[@]}" | median) $(printf '%s\n' "${m[@]}" | median | awk '{printf "%.1f", $1/1024}') $(metric events "$OUT/scale.txt")"
+    echo "$axis $value $(printf '%s\n' "${w[@]}" | median) $(printf '%s\n' "${m[@]}" | median | awk '{printf "%.1f", $1/1024}') $(metric events "$OUT/scale.txt")" | tee -a "$OUT/scaling.txt"
   }
-  for L in 4 8 16 32 64 128; do point L "$L" --model.depth="$L" --mapping.block=8x8 --step.tokens=512; done
-  for b in 4 8 16 32; do point tiles $((b * b)) --model.depth=8 --mapping.block="${b}x${b}" --step.tokens=512; done
+  for L in 4 8 16 32 64 128; do point L "$L" --model.depth="$L" --mapping.block=8x8 --step.tokens=2048; done
+  for b in 4 8 16 32; do point tiles $((b * b)) --model.depth=8 --mapping.block="${b}x${b}" --step.tokens=2048; done
   for G in 8 32 128 512; do point wavefronts "$G" --model.depth=8 --mapping.block=8x8 --step.tokens=$((G * 8)); done
+  for S in 1 4 16; do point steps "$S" --model.depth=8 --mapping.block=8x8 --step.tokens=2048 --train.steps="$S"; done
+  echo "## fitted exponents (slope of log y against log axis): axis wall_seconds peak_rss_MB events"
+  awk '{ a=$1; x=log($2); n[a]++; sx[a]+=x; sxx[a]+=x*x
+         for (k=3; k<=5; k++) { y=log($k); sy[a,k]+=y; sxy[a,k]+=x*y } }
+       END { for (a in n) { d=n[a]*sxx[a]-sx[a]^2; printf "%s", a
+             for (k=3; k<=5; k++) printf " %.3f", (n[a]*sxy[a,k]-sx[a]*sy[a,k])/d; print "" } }' "$OUT/scaling.txt"
 }
 
 micro() {
