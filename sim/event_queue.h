@@ -60,7 +60,10 @@ class EventQueue {
       Bucket& b = m_buckets[m_cursor & kMask];
       if (b.head < b.items.size()) {
         Item item = std::move(b.items[b.head++]);
-        if (b.head == b.items.size()) {  // keep the capacity: memory stays at the busiest cycle's
+        if (b.head == b.items.size()) {
+          // Keep a small capacity for reuse; give back a burst's, so that the window never holds
+          // kWindow copies of the busiest cycle's storage.
+          if (b.items.capacity() > kKeptCapacity) std::vector<Item>().swap(b.items);
           b.items.clear();
           b.head = 0;
         }
@@ -78,6 +81,7 @@ class EventQueue {
  private:
   static constexpr Cycle kWindow = 1024;  // a power of two
   static constexpr Cycle kMask = kWindow - 1;
+  static constexpr std::size_t kKeptCapacity = 256;  // items a drained cycle keeps (16 KB of Message)
 
   struct Bucket {
     std::vector<Item> items;  // one cycle's events, in sequence order
