@@ -26,13 +26,13 @@ timed() {
               /Maximum resident set size/ {m=$2} END {print w, m}' "$log.time"
 }
 
-# Counting-mode event rate of the default backprop run, with a larger step (16384 tokens = 2048
+# Counting-mode event rate of the default backprop run, with larger steps, and 16 of them (16384 tokens = 2048
 # wavefronts of 8) so that the simulation, not start-up, dominates. wall_seconds is run_schedule's own.
 rate() {
-  echo "## rate: default backprop, sim.arith=none, step.tokens=16384"
+  echo "## rate: default backprop, sim.arith=none, step.tokens=16384, train.steps=16"
   local w=() e=0
   for r in $(seq "$REPS"); do
-    "$SIM" run --schedule backprop --sim.arith=none --step.tokens=16384 --out "$OUT/rate.h5" >"$OUT/rate.$r.txt"
+    "$SIM" run --schedule backprop --sim.arith=none --step.tokens=16384 --train.steps=16 --out "$OUT/rate.h5" >"$OUT/rate.$r.txt"
     e=$(metric events "$OUT/rate.$r.txt"); w+=("$(metric wall_seconds "$OUT/rate.$r.txt")")
   done
   local wm; wm=$(printf '%s\n' "${w[@]}" | median)
