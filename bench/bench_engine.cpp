@@ -73,7 +73,9 @@ void route(benchmark::State& state, std::uint64_t link_bytes_per_cycle) {
     Forwarder forwarder(grid.tile_count());
     engine.set_handler(&forwarder);
     for (std::uint32_t s = 0; s < streams; ++s)
-      engine.send(Message{.src = s % grid.tile_count(), .dst = (s * 31u) % grid.tile_count(), .bytes = 512,
+      engine.send(Message{.src = s % grid.tile_count(),
+                          .dst = (s * 31u) % grid.tile_count(),
+                          .bytes = 512,
                           .slot = sends_per_stream - 1},
                   0);
     engine.run();
@@ -87,9 +89,13 @@ void route(benchmark::State& state, std::uint64_t link_bytes_per_cycle) {
 }
 
 // Latency-only links (the default machine): hops are a closed form, no per-link state.
-void BM_RouteLatencyOnly(benchmark::State& state) { route(state, 0); }
+void BM_RouteLatencyOnly(benchmark::State& state) {
+  route(state, 0);
+}
 // Finite bandwidth: every link of the XY route is reserved, so cost grows with the distance.
-void BM_RouteWithContention(benchmark::State& state) { route(state, 64); }
+void BM_RouteWithContention(benchmark::State& state) {
+  route(state, 64);
+}
 BENCHMARK(BM_RouteLatencyOnly)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RouteWithContention)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 

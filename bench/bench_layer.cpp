@@ -20,12 +20,12 @@ using namespace spatialsim;
 
 sim::Config layer_config(const std::string& arith) {
   sim::Config config = cli::default_config();
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"model.widths", "1024,1024"},
-           {"step.tokens", "512"},
-           {"step.wavefront", "64"},
-           {"mapping.block", "4x4"},
-           {"sim.arith", arith}})
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"model.widths", "1024,1024"},
+                                                        {"step.tokens", "512"},
+                                                        {"step.wavefront", "64"},
+                                                        {"mapping.block", "4x4"},
+                                                        {"sim.arith", arith}})
     config.set(key, value, "bench");
   return config;
 }

@@ -53,17 +53,18 @@ StepTiming simulated_run(const std::string& block, const std::string& wavefront,
     widths += ',';
     widths += std::to_string(kWidth);
   }
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"model.widths", widths},
-           {"step.tokens", std::to_string(kTokens)},
-           {"step.wavefront", wavefront},
-           {"mapping.block", block},
-           {"train.steps", std::to_string(steps)},
-           {"sim.arith", "fp32"}})
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"model.widths", widths},
+                                                        {"step.tokens", std::to_string(kTokens)},
+                                                        {"step.wavefront", wavefront},
+                                                        {"mapping.block", block},
+                                                        {"train.steps", std::to_string(steps)},
+                                                        {"sim.arith", "fp32"}})
     config.set(key, value, "bench");
   const workloads::RunSetup setup = workloads::setup_from_config(config);
   StepTiming t;
-  t.wall_seconds = seconds([&] { t.events = workloads::run_schedule(setup, config, "backprop").counters.events; });
+  t.wall_seconds =
+      seconds([&] { t.events = workloads::run_schedule(setup, config, "backprop").counters.events; });
   return t;
 }
 
@@ -75,8 +76,8 @@ double gemm_step(std::vector<std::vector<float>>& w, std::vector<std::vector<flo
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kTokens, kWidth, kWidth, 1.0f, act[l].data(),
                   kWidth, w[l].data(), kWidth, 0.0f, act[l + 1].data(), kWidth);
     for (int l = kLayers - 1; l >= 0; --l) {
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kWidth, kWidth, kTokens, 1.0f, act[l].data(), kWidth,
-                  grad.data(), kWidth, 0.0f, dw.data(), kWidth);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kWidth, kWidth, kTokens, 1.0f, act[l].data(),
+                  kWidth, grad.data(), kWidth, 0.0f, dw.data(), kWidth);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, kTokens, kWidth, kWidth, 1.0f, grad.data(), kWidth,
                   w[l].data(), kWidth, 0.0f, grad_next.data(), kWidth);
       std::swap(grad, grad_next);
