@@ -6,7 +6,18 @@
 //   EventQueue<Message> q;
 //   q.push(5, msg);
 //   while (!q.empty()) { auto [cycle, m] = q.pop(); ... }
+//
+// Contract: push(at) with at >= the cycle of the last pop (the engine never schedules into the past).
+//
+// Why a calendar: a pipelined run keeps thousands of events pending (every wavefront's injection is
+// scheduled up front), almost all of them a few cycles ahead. A binary heap paid ~log2(n) sift levels per
+// event (a third of the counting-mode run time, docs/performance.md). Here events within kWindow cycles
+// of the clock go straight into a FIFO per cycle, which keeps the insertion order for free; events further
+// out wait in a heap keyed by (cycle, sequence) and move into their cycle's FIFO, in that order, when the
+// window reaches them. A FIFO therefore holds its heap arrivals first and then direct pushes, all of which
+// were scheduled later: the (cycle, sequence) order is exactly the heap's.
 
+#include <cstddef>
 #include <cstdint>
 #include <queue>
 #include <utility>
@@ -19,46 +30,91 @@ namespace spatialsim::sim {
 template <typename Item>
 class EventQueue {
  public:
+  EventQueue() : m_buckets(kWindow) {}
+
   void push(Cycle at, Item item) {
+    ++m_size;
+    if (at < m_cursor + kWindow) {
+      m_buckets[at & kMask].items.push_back(std::move(item));
+      ++m_near;
+      return;
+    }
     std::uint32_t slot;
     if (m_free.empty()) {
-      slot = static_cast<std::uint32_t>(m_items.size());
-      m_items.push_back(std::move(item));
+      slot = static_cast<std::uint32_t>(m_far_items.size());
+      m_far_items.push_back(std::move(item));
     } else {
       slot = m_free.back();
       m_free.pop_back();
-      m_items[slot] = std::move(item);
+      m_far_items[slot] = std::move(item);
     }
-    m_heap.push(Entry{at, m_next_sequence++, slot});
+    m_far.push(FarEntry{at, m_next_sequence++, slot});
   }
 
-  bool empty() const { return m_heap.empty(); }
-  std::size_t size() const { return m_heap.size(); }
-  Cycle next_cycle() const { return m_heap.top().cycle; }
+  bool empty() const { return m_size == 0; }
+  std::size_t size() const { return m_size; }
 
-  // Removes the earliest event and returns its cycle and item.
+  // Removes the earliest event and returns its cycle and item. Precondition: !empty().
   std::pair<Cycle, Item> pop() {
-    const Entry top = m_heap.top();
-    m_heap.pop();
-    Item item = std::move(m_items[top.slot]);
-    m_items[top.slot] = Item{};  // drop shared payloads now, not when the slot is reused
-    m_free.push_back(top.slot);
-    return {top.cycle, std::move(item)};
+    for (;;) {
+      Bucket& b = m_buckets[m_cursor & kMask];
+      if (b.head < b.items.size()) {
+        Item item = std::move(b.items[b.head++]);
+        if (b.head == b.items.size()) {
+          // Keep a small capacity for reuse; give back a burst's, so that the window never holds
+          // kWindow copies of the busiest cycle's storage.
+          if (b.items.capacity() > kKeptCapacity) std::vector<Item>().swap(b.items);
+          b.items.clear();
+          b.head = 0;
+        }
+        --m_near;
+        --m_size;
+        return {m_cursor, std::move(item)};
+      }
+      // This cycle is drained: step the window one cycle, or jump to the earliest far event when
+      // nothing near is left.
+      m_cursor = m_near == 0 ? m_far.top().cycle : m_cursor + 1;
+      admit_far();
+    }
   }
 
  private:
-  struct Entry {
+  static constexpr Cycle kWindow = 1024;  // a power of two
+  static constexpr Cycle kMask = kWindow - 1;
+  static constexpr std::size_t kKeptCapacity = 256;  // items a drained cycle keeps (16 KB of Message)
+
+  struct Bucket {
+    std::vector<Item> items;  // one cycle's events, in sequence order
+    std::size_t head = 0;     // next to pop
+  };
+  struct FarEntry {
     Cycle cycle;
     std::uint64_t sequence;
     std::uint32_t slot;
     // std::priority_queue is a max-heap: "less" means "later".
-    bool operator<(const Entry& o) const {
+    bool operator<(const FarEntry& o) const {
       return cycle != o.cycle ? cycle > o.cycle : sequence > o.sequence;
     }
   };
 
-  std::priority_queue<Entry> m_heap;
-  std::vector<Item> m_items;  // slab; heap entries stay small
+  // Moves every far event that the window [m_cursor, m_cursor + kWindow) now covers into its FIFO.
+  void admit_far() {
+    while (!m_far.empty() && m_far.top().cycle < m_cursor + kWindow) {
+      const FarEntry e = m_far.top();
+      m_far.pop();
+      m_buckets[e.cycle & kMask].items.push_back(std::move(m_far_items[e.slot]));
+      m_far_items[e.slot] = Item{};  // drop shared payloads now, not when the slot is reused
+      m_free.push_back(e.slot);
+      ++m_near;
+    }
+  }
+
+  std::vector<Bucket> m_buckets;  // m_buckets[c & kMask]: cycle c, for c in the window
+  Cycle m_cursor = 0;             // the window's first cycle: the cycle of the last pop
+  std::size_t m_near = 0;         // events in the buckets
+  std::size_t m_size = 0;
+  std::priority_queue<FarEntry> m_far;
+  std::vector<Item> m_far_items;  // slab; heap entries stay small
   std::vector<std::uint32_t> m_free;
   std::uint64_t m_next_sequence = 0;
 };
