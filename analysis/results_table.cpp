@@ -64,7 +64,7 @@ const std::vector<std::string>& default_table_rows() {
     for (const char* name :
          {"inflight_byte_cycles", "peak_stash_bytes", "peak_tile_stash_bytes", "depth", "makespan_cycles",
           "flops", "sram_bytes", "energy_pj", "energy_hop_pj", "energy_sram_pj", "energy_flop_pj", "events",
-          "storage_overflow_tiles", "wall_seconds", "final_loss"})
+          "storage_overflow_tiles", "wall_seconds", "events_per_second", "final_loss"})
       r.emplace_back(name);
     return r;
   }();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "sim/matrix_kernels.h"
 #include "sim/option_spec.h"
 #include "workloads/random.h"
 
@@ -50,23 +51,15 @@ StepData make_step_data(const DataSpec& spec, const ModelSpec& model, std::uint6
   StepData s{sim::Matrix<double>(tokens, d_in), sim::Matrix<double>(tokens, d_out)};
   if (spec.task == Task::teacher) {
     const std::uint32_t h = spec.teacher_width;
-    std::vector<double> w1(std::size_t{d_in} * h), w2(std::size_t{h} * d_out);
-    for (double& w : w1) w = task_rng.normal() / std::sqrt(static_cast<double>(d_in));
-    for (double& w : w2) w = task_rng.normal() / std::sqrt(static_cast<double>(h));
+    sim::Matrix<double> w1(d_in, h), w2(h, d_out);
+    for (double& w : w1.values()) w = task_rng.normal() / std::sqrt(static_cast<double>(d_in));
+    for (double& w : w2.values()) w = task_rng.normal() / std::sqrt(static_cast<double>(h));
     for (double& x : s.inputs.values()) x = rng.normal();
-    std::vector<double> hidden(h);
-    for (std::uint32_t t = 0; t < tokens; ++t) {
-      for (std::uint32_t k = 0; k < h; ++k) {
-        double z = 0;
-        for (std::uint32_t i = 0; i < d_in; ++i) z += s.inputs(t, i) * w1[std::size_t{i} * h + k];
-        hidden[k] = std::tanh(z);
-      }
-      for (std::uint32_t o = 0; o < d_out; ++o) {
-        double y = 0;
-        for (std::uint32_t k = 0; k < h; ++k) y += hidden[k] * w2[std::size_t{k} * d_out + o];
-        s.targets(t, o) = y;
-      }
-    }
+    // targets = tanh(x W1) W2, as whole-matrix products (the data is not what the simulator measures).
+    sim::Matrix<double> hidden;
+    sim::multiply(s.inputs, w1, hidden);
+    for (double& v : hidden.values()) v = std::tanh(v);
+    sim::multiply(hidden, w2, s.targets);
     if (model.loss == Loss::cross_entropy) softmax_rows(s.targets);
   } else {
     std::vector<double> means(std::size_t{d_out} * d_in);
