@@ -65,9 +65,12 @@ TEST_P(ForwardGradientExact, ScalarsEqualTheDenseJvpAndTheEstimateIsTheirCombina
     const double jvp = reference::directional_derivative(net, x, y, v);
     const double d = r.first_step_tangent_scalars[k];
     EXPECT_LE(std::abs(d - jvp), 1e-10 * std::abs(jvp)) << "k " << k << " d " << d << " jvp " << jvp;
-    // The dense JVP is itself the derivative of the loss along v_k (central differences, h = 1e-5).
-    const double fd = reference::directional_central_difference(net, x, y, v, 1e-5);
-    EXPECT_LE(std::abs(fd - jvp), 1e-7 * std::abs(jvp)) << "k " << k;
+    // The dense JVP is itself the derivative of the loss along v_k: fourth-order central differences
+    // (truncation ~h^4, round-off ~eps/h at h = 1e-4) reach the 1e-10 MODEL.md asks for.
+    const double h = 1e-4;
+    auto f = [&](double e) { return reference::loss_along_direction(net, x, y, v, e); };
+    const double fd = (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h);
+    EXPECT_LE(std::abs(fd - jvp), 1e-10 * std::abs(jvp)) << "k " << k << " fd " << fd << " jvp " << jvp;
     for (std::uint32_t l = 0; l < trunk; ++l) {
       for (std::size_t e = 0; e < v.weights[l].size(); ++e)
         estimate.weights[l].values()[e] += d / K * v.weights[l].values()[e];
