@@ -12,6 +12,7 @@
 // overflows in it); 1 if the results file (or the Chrome trace) could not be written after the run.
 // `--trace` adds /runs/<schedule>/trace to the results file; `--chrome-trace FILE` writes FILE.
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -35,6 +36,7 @@
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_options.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::cli {
@@ -57,9 +59,10 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
   out << "\ncheck against the dense reference (max relative error, tolerance " << tolerance << "):\n";
   for (const auto& r : results) {
     const auto schedule = workloads::ScheduleRegistry::create(r.schedule, config);
-    const analysis::GradientCheck c = schedule->forward_gradient() != nullptr
-                                          ? analysis::check_forward_gradient(setup, r, *schedule->forward_gradient())
-                                          : analysis::check_against_reference(setup, r);
+    const analysis::GradientCheck c =
+        schedule->forward_gradient() != nullptr
+            ? analysis::check_forward_gradient(setup, r, *schedule->forward_gradient())
+            : analysis::check_against_reference(setup, r);
     for (const auto& l : c.layers) {
       out << "  " << std::left << std::setw(18) << r.schedule << std::setw(10) << l.what << " weights "
           << std::scientific << std::setprecision(3) << l.weight_error << "  bias " << l.bias_error
@@ -110,13 +113,16 @@ void reject_options_of_unselected_schedules(const sim::Config& config,
   const std::set<std::string> chosen(selected.begin(), selected.end());
   for (const auto& key : config.keys()) {
     const auto dot = key.find('.');
-    if (dot == std::string::npos) continue;
-    const std::string section = key.substr(0, dot);
-    if (!workloads::ScheduleRegistry::contains(section) || chosen.count(section) != 0) continue;
-    if (!config.is_explicit(key)) continue;
-    throw sim::ConfigError(key, key + " is an option of schedule " + section +
-                                    ", which is not selected (schedule = " + config.raw("schedule") +
-                                    "); remove it or add " + section + " to schedule");
+    if (dot == std::string::npos || !config.is_explicit(key)) continue;
+    const auto owners = workloads::owners_of_section(key.substr(0, dot));
+    if (owners.empty() ||
+        std::any_of(owners.begin(), owners.end(), [&](const auto& o) { return chosen.count(o); }))
+      continue;
+    const std::string who = owners.size() == 1 ? "schedule " + owners[0] + ", which is not"
+                                               : "schedules " + joined(owners) + ", none of which is";
+    throw sim::ConfigError(key, key + " is an option of " + who +
+                                    " selected (schedule = " + config.raw("schedule") +
+                                    "); remove it or add " + owners[0] + " to schedule");
   }
 }
 
@@ -214,7 +220,8 @@ class RunCommand final : public Command {
                                 std::ostringstream t;
                                 t << tolerance;
                                 return t.str();
-                              }() + " (relative); see the check table above")
+                              }() +
+                              " (relative); see the check table above")
                 << '\n';
       return kExitCheckFailed;
     }

@@ -7,6 +7,7 @@
 #include "sim/config.h"
 #include "sim/option_spec.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_options.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -29,6 +30,8 @@ class ForwardGradient final : public Schedule {
  private:
   ForwardGradientPlan m_plan;
 };
+
+const ScheduleOptionSections option_sections{"forward-gradient", {"fg"}};
 
 const ScheduleRegistry::Registration registration{
     "forward-gradient",

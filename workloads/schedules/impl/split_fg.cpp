@@ -9,6 +9,7 @@
 #include "sim/option_spec.h"
 #include "workloads/model_spec.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_options.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -30,7 +31,8 @@ class SplitForwardGradient final : public Schedule {
     if (layers < 2) config.fail("model.depth", "split-fg needs at least 2 layers (a trunk and a head)");
     const std::uint64_t split = config.get_uint("splitfg.split");
     if (split >= layers)
-      config.fail("splitfg.split", "must be in 1.." + std::to_string(layers - 1) + " for a " + std::to_string(layers) +
+      config.fail("splitfg.split", "must be in 1.." + std::to_string(layers - 1) + " for a " +
+                                       std::to_string(layers) +
                                        "-layer model (the head needs a layer), or 0 for L / 2");
     m_plan.split = split == 0 ? layers / 2 : static_cast<std::uint32_t>(split);
     m_plan.trunk_lr_scale = config.get_nonnegative_double("splitfg.rho");
@@ -44,6 +46,8 @@ class SplitForwardGradient final : public Schedule {
  private:
   ForwardGradientPlan m_plan;
 };
+
+const ScheduleOptionSections option_sections{"split-fg", {"fg", "splitfg"}};
 
 const ScheduleRegistry::Registration registration{
     "split-fg", "exact backprop in the head after splitfg.split; forward-gradient trunk with K tangents",
