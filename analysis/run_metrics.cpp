@@ -8,7 +8,8 @@ namespace spatialsim::analysis {
 
 EnergyBreakdown energy(const sim::Counters& c, const sim::EnergyPrices& p) {
   return {static_cast<double>(c.byte_hops.total()) * p.hop_pj,
-          static_cast<double>(c.total_sram_bytes()) * p.sram_pj, static_cast<double>(c.total_flops()) * p.flop_pj};
+          static_cast<double>(c.total_sram_bytes()) * p.sram_pj,
+          static_cast<double>(c.total_flops()) * p.flop_pj};
 }
 
 double Metric::as_double() const {
@@ -37,11 +38,12 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   for (std::size_t p = 0; p < sim::kPhaseCount; ++p)
     add("byte_hops_" + std::string(sim::kPhaseNames[p]), "byte-hops", c.byte_hops.phase_total(sim::Phase(p)));
   for (std::size_t k = 0; k < sim::kMessageKindCount; ++k)
-    add("byte_hops_" + std::string(sim::kMessageKindNames[k]), "byte-hops", c.byte_hops.kind_total(sim::MessageKind(k)));
+    add("byte_hops_" + std::string(sim::kMessageKindNames[k]), "byte-hops",
+        c.byte_hops.kind_total(sim::MessageKind(k)));
   for (std::size_t p = 0; p < sim::kPhaseCount; ++p)
     for (std::size_t k = 0; k < sim::kMessageKindCount; ++k)
-      add("byte_hops_" + std::string(sim::kPhaseNames[p]) + "_" + std::string(sim::kMessageKindNames[k]), "byte-hops",
-          c.byte_hops.cells[p][k]);
+      add("byte_hops_" + std::string(sim::kPhaseNames[p]) + "_" + std::string(sim::kMessageKindNames[k]),
+          "byte-hops", c.byte_hops.cells[p][k]);
   add("bytes_sent", "bytes", c.bytes.total());
   add("messages", "messages", c.messages.total());
   add("inflight_byte_cycles", "byte-cycles", c.inflight_byte_cycles);
@@ -70,7 +72,8 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("final_loss", "1",
       r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back());
   add("wall_seconds", "s", r.wall_seconds);
-  add("events_per_second", "events/s", r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0);
+  add("events_per_second", "events/s",
+      r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0);
   return m;
 }
 

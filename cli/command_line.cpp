@@ -210,10 +210,8 @@ std::string joined_varies(const std::vector<std::string>& varies, const sim::Con
 
 const std::vector<OptionAlias>& option_aliases() {
   static const std::vector<OptionAlias> aliases = {
-      {"kernel", "kernel.name", false},
-      {"grid", "mapping.grid", false},
-      {"export-check", "export_check", true},
-      {"chrome-trace", "chrome_trace", false},
+      {"kernel", "kernel.name", false},       {"grid", "mapping.grid", false},
+      {"export-check", "export_check", true}, {"chrome-trace", "chrome_trace", false},
       {"resume", "sweep.resume", true},
   };
   return aliases;

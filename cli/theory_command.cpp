@@ -68,7 +68,8 @@ class TheoryCommand final : public Command {
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     if (setup.model.kind != workloads::ModelKind::mlp)
-      config.fail("model.kind", "theory evaluates MODEL.md section 9's closed forms for an MLP; use model.kind=mlp");
+      config.fail("model.kind",
+                  "theory evaluates MODEL.md section 9's closed forms for an MLP; use model.kind=mlp");
     const auto& widths = setup.model.widths;
     const double L = setup.model.layers();
 

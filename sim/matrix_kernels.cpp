@@ -16,14 +16,13 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double al
   cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 int to_int(std::uint32_t v) {
-
-// Tiles multiply small slices, and runs of several schedules or sweep points already use every core
-// through TBB; OpenBLAS's own threads would only oversubscribe the machine. One thread also keeps every
-// product's summation order fixed, whatever the machine.
-[[maybe_unused]] const bool kSingleThreadedBlas = [] {
-  openblas_set_num_threads(1);
-  return true;
-}();
+  // Tiles multiply small slices, and runs of several schedules or sweep points already use every core
+  // through TBB; OpenBLAS's own threads would only oversubscribe the machine. One thread also keeps every
+  // product's summation order fixed, whatever the machine.
+  [[maybe_unused]] const bool kSingleThreadedBlas = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
   return static_cast<int>(v);
 }
 

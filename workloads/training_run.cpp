@@ -77,8 +77,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     if (options.observer != nullptr) options.observer->end_step(step, engine.counters());  // tracing
     sim::accumulate_sequential(result.counters, engine.counters());
     sim::accumulate_sequential(result.tiles, engine.tile_counters());
-    merge_overflows(result.overflows, engine.ledger().overflows(), result.counters.makespan_cycles -
-                                                                    engine.counters().makespan_cycles);
+    merge_overflows(result.overflows, engine.ledger().overflows(),
+                    result.counters.makespan_cycles - engine.counters().makespan_cycles);
     if constexpr (requires { program.max_checkpoints(); }) result.max_checkpoints = program.max_checkpoints();
     if (with_values) {
       result.loss_per_step.push_back(program.loss());
@@ -106,8 +106,10 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
   result.schedule = schedule_name;
   const bool fp64 = setup.arithmetic == Arithmetic::fp64;
   if (setup.model.kind == ModelKind::reversible) {  // docs/reversible.md
-    result = fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, options, std::move(result))
-                  : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, options, std::move(result));
+    result = fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, options,
+                                                                    std::move(result))
+                  : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, options,
+                                                                   std::move(result));
   } else {
     result = fp64 ? run_with<double, NetworkProgram>(setup, config, *schedule, options, std::move(result))
                   : run_with<float, NetworkProgram>(setup, config, *schedule, options, std::move(result));
@@ -126,7 +128,8 @@ std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& c
   std::vector<RunResult> results(schedules.size());
   std::unique_ptr<tbb::global_control> limit;
   if (setup.threads != 0)
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
+    limit =
+        std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
   tbb::parallel_for(std::size_t{0}, schedules.size(), [&](std::size_t k) {
     const RunOptions options{.observer = observers.empty() ? nullptr : observers[k]};
     results[k] = run_schedule(setup, config, schedules[k], options);

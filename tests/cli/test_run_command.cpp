@@ -35,7 +35,8 @@ TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   EXPECT_TRUE(in.nameExists("/runs/forward/byte_hops"));
   EXPECT_TRUE(in.nameExists("/runs/backprop/inflight_byte_cycles"));
   EXPECT_FALSE(in.nameExists("/runs/checkpoint"));
-  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), "forward,backprop");
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"),
+            "forward,backprop");
 }
 
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {

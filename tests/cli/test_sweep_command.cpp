@@ -110,7 +110,8 @@ TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepth
 
 TEST_F(SweepCommandTest, ResumeOfAFinishedSweepRunsNothing) {
   ASSERT_EQ(sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5").exit_code, 0);
-  const SweepRun r = sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5 --sweep.resume");
+  const SweepRun r =
+      sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5 --sweep.resume");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "spatialsim: resumed 2 of 2 points\n");
 }

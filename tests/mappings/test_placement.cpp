@@ -21,15 +21,17 @@ TEST_P(ZigZagShapes, NeverOverlapsForAnyDepth) {
       for (std::uint32_t i = 0; i < b.rows; ++i)
         for (std::uint32_t j = 0; j < b.cols; ++j) {
           const sim::Coord t = b.coord(i, j);
-          ASSERT_TRUE(t.x >= 0 && t.y >= 0 && t.x < static_cast<int>(p.width) && t.y < static_cast<int>(p.height));
+          ASSERT_TRUE(t.x >= 0 && t.y >= 0 && t.x < static_cast<int>(p.width) &&
+                      t.y < static_cast<int>(p.height));
           ASSERT_TRUE(used.insert({t.x, t.y}).second) << r << "x" << c << " with " << layers << " layers";
         }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, ZigZagShapes,
-                         ::testing::Values(std::make_tuple(1u, 1u), std::make_tuple(2u, 2u), std::make_tuple(2u, 3u),
-                                           std::make_tuple(3u, 2u), std::make_tuple(3u, 5u), std::make_tuple(1u, 4u),
+                         ::testing::Values(std::make_tuple(1u, 1u), std::make_tuple(2u, 2u),
+                                           std::make_tuple(2u, 3u), std::make_tuple(3u, 2u),
+                                           std::make_tuple(3u, 5u), std::make_tuple(1u, 4u),
                                            std::make_tuple(5u, 1u), std::make_tuple(16u, 16u)));
 
 TEST(ZigZag, SquareBlocksFormABandTwoBlocksTallWithOutputsOneHopFromTheNextLanes) {

@@ -110,7 +110,9 @@ namespace {
 
 TEST(Engine, MakespanIncludesComputationAfterTheLastDelivery) {
   struct Worker : MessageHandler {
-    void on_message(Engine& engine, const Message&) override { engine.compute(0, 100, Phase::forward, engine.now()); }
+    void on_message(Engine& engine, const Message&) override {
+      engine.compute(0, 100, Phase::forward, engine.now());
+    }
   } worker;
   Grid grid(2, 1, Topology::mesh);
   Engine engine(grid, MachineTiming{.flops_per_cycle = 10});

@@ -25,7 +25,8 @@ using analysis::testing::read_vector;
 TEST_F(ReversibleCli, CheckPrintsEveryLayerAndTheDrift) {
   const BinaryRun r = run("--schedule=forward,reversible " + kModel + "--check");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  for (const char* layer : {"reversible        entry", "reversible        F3", "reversible        G3", "reversible        exit"})
+  for (const char* layer :
+       {"reversible        entry", "reversible        F3", "reversible        G3", "reversible        exit"})
     EXPECT_NE(r.out.find(layer), std::string::npos) << layer << "\n" << r.out;
   EXPECT_NE(r.out.find("reconstruction drift"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tolerance 1e-09"), std::string::npos) << r.out;

@@ -63,7 +63,8 @@ class Planner {
 
   // Reverses layers [start, end) with `slots` checkpoints (the one at `start` included); `held` counts the
   // checkpoints held now, for the peak.
-  void reverse(std::uint32_t start, std::uint32_t end, std::uint32_t slots, Episode& open, std::uint32_t held) {
+  void reverse(std::uint32_t start, std::uint32_t end, std::uint32_t slots, Episode& open,
+               std::uint32_t held) {
     const std::uint32_t n = end - start;
     if (n == 1) {
       close(open, start);
@@ -90,7 +91,8 @@ class Planner {
   void close(const Episode& e, std::uint32_t target) {
     std::vector<XStash> stash(target - e.from + 1, XStash::none);
     for (std::uint32_t c : e.checkpoints_taken)
-      if (c < target) stash[c - e.from] = XStash::checkpoint;  // one at the target itself would be used at once
+      if (c < target)
+        stash[c - e.from] = XStash::checkpoint;  // one at the target itself would be used at once
     stash.back() = XStash::replicate;
     if (e.is_first_pass) {
       if (e.from == 0 && target > 0) stash.front() = XStash::checkpoint;  // the input: checkpoint 0

@@ -21,10 +21,10 @@
 namespace spatialsim::workloads {
 
 struct RevolvePlan {
-  std::vector<mappings::XStash> first_pass;                 // per layer
-  std::vector<std::optional<RecomputeEpisode>> episodes;    // per layer: before its backward pass
-  std::uint64_t recomputations = 0;                         // layer evaluations per wavefront
-  std::uint32_t max_checkpoints = 0;                        // checkpoints held at once, the input included
+  std::vector<mappings::XStash> first_pass;               // per layer
+  std::vector<std::optional<RecomputeEpisode>> episodes;  // per layer: before its backward pass
+  std::uint64_t recomputations = 0;                       // layer evaluations per wavefront
+  std::uint32_t max_checkpoints = 0;                      // checkpoints held at once, the input included
 };
 
 // Contract: layers >= 1, slots >= 1 (the network's input is one checkpoint); throws std::invalid_argument.

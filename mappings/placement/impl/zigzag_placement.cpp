@@ -73,7 +73,8 @@ class ZigZagPlacement final : public PlacementStrategy {
       // anyway: c of one layer then differs from r of the next.)
       if (k > 0) {
         const sim::Coord step = unit(b.col_step);
-        while (std::any_of(blocks.begin(), blocks.end(), [&](const BlockLayout& o) { return overlaps(o, b); }))
+        while (
+            std::any_of(blocks.begin(), blocks.end(), [&](const BlockLayout& o) { return overlaps(o, b); }))
           b.anchor = plus(b.anchor, step);
       }
       blocks.push_back(b);

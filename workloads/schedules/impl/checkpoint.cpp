@@ -26,13 +26,15 @@ class Checkpoint final : public Schedule {
     if (s == 0) s = std::max<std::uint64_t>(1, std::llround(std::sqrt(static_cast<double>(layers))));
     if (s > layers)
       config.fail("checkpoint.segment", "is longer than the network (" + std::to_string(layers) +
-                                            " layers); give at most " + std::to_string(layers) + " or 0 for sqrt(L)");
+                                            " layers); give at most " + std::to_string(layers) +
+                                            " or 0 for sqrt(L)");
     m_segment = static_cast<std::uint32_t>(s);
     m_episodes.resize(layers);
     for (std::uint32_t start = 0; start < layers; start += m_segment) {
-      const std::uint32_t last = std::min<std::uint32_t>(start + m_segment, static_cast<std::uint32_t>(layers)) - 1;
-      m_episodes[last] = RecomputeEpisode{start, true, std::vector<mappings::XStash>(last - start + 1,
-                                                                                      mappings::XStash::replicate)};
+      const std::uint32_t last =
+          std::min<std::uint32_t>(start + m_segment, static_cast<std::uint32_t>(layers)) - 1;
+      m_episodes[last] = RecomputeEpisode{
+          start, true, std::vector<mappings::XStash>(last - start + 1, mappings::XStash::replicate)};
     }
   }
 
@@ -50,7 +52,8 @@ class Checkpoint final : public Schedule {
 };
 
 const ScheduleRegistry::Registration registration{
-    "checkpoint", "uniform checkpointing: inputs of every s-th layer kept; each segment recomputed in backward",
+    "checkpoint",
+    "uniform checkpointing: inputs of every s-th layer kept; each segment recomputed in backward",
     [](const sim::Config& config) { return std::make_unique<Checkpoint>(config); }};
 
 }  // namespace

@@ -10,7 +10,8 @@ namespace spatialsim::workloads {
 namespace {
 
 const sim::OptionRegistration options{
-    {"revolve.slots", "checkpoints", "m >= 1: checkpoints a wavefront may hold at once, the network input included"},
+    {"revolve.slots", "checkpoints",
+     "m >= 1: checkpoints a wavefront may hold at once, the network input included"},
 };
 
 class Revolve final : public Schedule {
@@ -19,8 +20,8 @@ class Revolve final : public Schedule {
     const std::uint64_t slots = config.get_positive("revolve.slots");
     const std::uint64_t layers = layers_from_config(config);
     if (slots > layers)
-      config.fail("revolve.slots", "is more than the network's " + std::to_string(layers) +
-                                       " layers; give at most that many");
+      config.fail("revolve.slots",
+                  "is more than the network's " + std::to_string(layers) + " layers; give at most that many");
     m_plan = plan_revolve(static_cast<std::uint32_t>(layers), static_cast<std::uint32_t>(slots));
   }
 
