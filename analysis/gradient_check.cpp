@@ -22,6 +22,14 @@ double relative_error(const double* a, const double* b, std::size_t n) {
   return scale == 0 ? diff : diff / scale;
 }
 
+// One layer's row of the check: the tiles' dW and db against the reference's.
+LayerError layer_error(std::string what, const workloads::LayerParameters& got,
+                       const sim::Matrix<double>& weights, const std::vector<double>& bias) {
+  LayerError e{std::move(what), relative_error(got.weights.data(), weights.data(), weights.size()), 0};
+  if (!bias.empty()) e.bias_error = relative_error(got.bias.data(), bias.data(), bias.size());
+  return e;
+}
+
 // A reversible run against workloads/reference/dense_reversible.h.
 GradientCheck check_reversible(const workloads::RunSetup& setup, const workloads::RunResult& result) {
   std::vector<workloads::reference::DenseLayer> layers;
@@ -44,13 +52,8 @@ GradientCheck check_reversible(const workloads::RunSetup& setup, const workloads
   const auto expected = workloads::reference::gradients(net, data.inputs, data.targets);
   const workloads::reversible::CouplingLayers ids{setup.model.coupling_blocks()};
   for (std::uint32_t l = 0; l < expected.weights.size(); ++l) {
-    const auto& got = result.first_step_gradients[l];
-    LayerError e{ids.name(l),
-                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()),
-                 0};
-    if (!expected.bias[l].empty())
-      e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
-    check.layers.push_back(e);
+    check.layers.push_back(
+        layer_error(ids.name(l), result.first_step_gradients[l], expected.weights[l], expected.bias[l]));
   }
   return check;
 }
@@ -94,13 +97,8 @@ GradientCheck check_against_reference(const workloads::RunSetup& setup, const wo
   }
   const auto expected = workloads::reference::gradients(net, data.inputs, data.targets);
   for (std::size_t l = 0; l < expected.weights.size(); ++l) {
-    const auto& got = result.first_step_gradients[l];
-    LayerError e{"layer " + std::to_string(l),
-                 relative_error(got.weights.data(), expected.weights[l].data(), expected.weights[l].size()),
-                 0};
-    if (!expected.bias[l].empty())
-      e.bias_error = relative_error(got.bias.data(), expected.bias[l].data(), expected.bias[l].size());
-    check.layers.push_back(e);
+    check.layers.push_back(layer_error("layer " + std::to_string(l), result.first_step_gradients[l],
+                                       expected.weights[l], expected.bias[l]));
   }
   return check;
 }
@@ -132,12 +130,8 @@ GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const wor
   if (trunk < layers) {
     const auto exact = workloads::reference::gradients(net, data.inputs, data.targets);
     for (std::uint32_t l = trunk; l < layers; ++l) {
-      const auto& got = result.first_step_gradients[l];
-      LayerError e{"layer " + std::to_string(l),
-                   relative_error(got.weights.data(), exact.weights[l].data(), exact.weights[l].size()), 0};
-      if (!exact.bias[l].empty())
-        e.bias_error = relative_error(got.bias.data(), exact.bias[l].data(), exact.bias[l].size());
-      check.layers.push_back(e);
+      check.layers.push_back(layer_error("layer " + std::to_string(l), result.first_step_gradients[l],
+                                         exact.weights[l], exact.bias[l]));
     }
   }
   return check;

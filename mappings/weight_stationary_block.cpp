@@ -537,33 +537,33 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights,
-                                                 std::vector<double>& bias) const {
+void WeightStationaryBlock<T>::assemble(sim::Matrix<T> TileSlice::*slice,
+                                        std::vector<T> TileSlice::*bias_slice, sim::Matrix<double>& weights,
+                                        std::vector<double>& bias) const {
   weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
   bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
   if (!m_spec.with_values) return;
   for (const TileSlice& t : m_tiles) {
     const Range I = m_rows[t.row];
     const Range J = m_cols[t.col];
+    const sim::Matrix<T>& w = t.*slice;
     for (std::uint32_t a = 0; a < I.size; ++a)
-      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = t.grad(a, b);
-    for (std::uint32_t b = 0; b < t.bias_grad.size(); ++b) bias[J.begin + b] = t.bias_grad[b];
+      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = w(a, b);
+    const std::vector<T>& v = t.*bias_slice;
+    for (std::uint32_t b = 0; b < v.size(); ++b) bias[J.begin + b] = v[b];
   }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::collect_gradients(sim::Matrix<double>& weights,
+                                                 std::vector<double>& bias) const {
+  assemble(&TileSlice::grad, &TileSlice::bias_grad, weights, bias);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::collect_parameters(sim::Matrix<double>& weights,
                                                   std::vector<double>& bias) const {
-  weights = sim::Matrix<double>(m_spec.d_in, m_spec.d_out);
-  bias.assign(m_spec.has_bias ? m_spec.d_out : 0, 0.0);
-  if (!m_spec.with_values) return;
-  for (const TileSlice& t : m_tiles) {
-    const Range I = m_rows[t.row];
-    const Range J = m_cols[t.col];
-    for (std::uint32_t a = 0; a < I.size; ++a)
-      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = t.weights(a, b);
-    for (std::uint32_t b = 0; b < t.bias.size(); ++b) bias[J.begin + b] = t.bias[b];
-  }
+  assemble(&TileSlice::weights, &TileSlice::bias, weights, bias);
 }
 
 template class WeightStationaryBlock<float>;

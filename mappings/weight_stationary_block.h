@@ -176,6 +176,9 @@ class WeightStationaryBlock {
     std::vector<BackwardState> grad;         // per tile
   };
 
+  // Whole d_in x d_out and d_out values from one member of every tile's slice (weights or gradients).
+  void assemble(sim::Matrix<T> TileSlice::*slice, std::vector<T> TileSlice::*bias_slice,
+                sim::Matrix<double>& weights, std::vector<double>& bias) const;
   std::uint32_t local(std::uint32_t i, std::uint32_t j) const { return i * m_spec.layout.cols + j; }
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
