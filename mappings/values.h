@@ -2,6 +2,7 @@
 // The payload of a message that carries numbers: a T_g x n slice of activations, partial sums or
 // gradients. In counting mode (sim.arith=none) messages carry no payload at all (nullptr).
 
+#include <cstdint>
 #include <memory>
 
 #include "sim/matrix.h"
@@ -27,6 +28,30 @@ ValuesPtr<T> make_values(sim::Matrix<T> m) {
 template <typename T>
 ValuesPtr<T> values_of(const sim::Message& m) {
   return std::static_pointer_cast<const Values<T>>(m.payload);
+}
+
+// Columns [first, first + count) of v: v itself (shared, not copied) when that is all of it; null in
+// counting mode. How a slice of one tile's output becomes the piece another tile needs.
+template <typename T>
+ValuesPtr<T> slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) {
+  if (!v) return nullptr;
+  if (first == 0 && count == v->matrix.cols()) return v;
+  sim::Matrix<T> out(v->matrix.rows(), count);
+  for (std::uint32_t t = 0; t < out.rows(); ++t)
+    for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v->matrix(t, first + k);
+  return make_values(std::move(out));
+}
+
+// a + sign * b, elementwise (a partial sum joining the running one, or a reconstruction); null in
+// counting mode.
+template <typename T>
+ValuesPtr<T> combine(const ValuesPtr<T>& a, const ValuesPtr<T>& b, T sign) {
+  if (!a || !b) return nullptr;
+  sim::Matrix<T> out = a->matrix;
+  const T* bv = b->matrix.data();
+  T* o = out.data();
+  for (std::size_t k = 0; k < out.size(); ++k) o[k] += sign * bv[k];
+  return make_values(std::move(out));
 }
 
 }  // namespace spatialsim::mappings

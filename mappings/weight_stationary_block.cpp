@@ -6,24 +6,11 @@
 #include "sim/matrix_kernels.h"
 
 namespace spatialsim::mappings {
-namespace {
 
 using sim::Cycle;
 using sim::MessageKind;
 using sim::Phase;
 using sim::StorageCategory;
-
-template <typename T>
-ValuesPtr<T> add(const ValuesPtr<T>& a, const ValuesPtr<T>& b) {
-  if (!a || !b) return nullptr;  // counting mode
-  sim::Matrix<T> sum = a->matrix;
-  const T* bv = b->matrix.data();
-  T* out = sum.data();
-  for (std::size_t k = 0; k < sum.size(); ++k) out[k] += bv[k];
-  return make_values(std::move(sum));
-}
-
-}  // namespace
 
 template <typename T>
 WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
@@ -196,7 +183,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
   Join& jn = m_wavefronts[wf].forward[local(i, j)];
   const bool first = i == L.first_psum_row();
   if (!jn.have_mine || (!first && !jn.have_incoming)) return;
-  ValuesPtr<T> sum = first ? jn.mine : add(jn.incoming, jn.mine);
+  ValuesPtr<T> sum = first ? jn.mine : combine(jn.incoming, jn.mine, T{1});
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
   jn = Join{};
@@ -482,7 +469,7 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t 
   Join& jb = m_wavefronts[wf].backward[local(i, j)];
   const bool first = j == L.exit_col();
   if (!jb.have_mine || (!first && !jb.have_incoming)) return;
-  ValuesPtr<T> sum = first ? jb.mine : add(jb.incoming, jb.mine);
+  ValuesPtr<T> sum = first ? jb.mine : combine(jb.incoming, jb.mine, T{1});
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
   jb = Join{};

@@ -10,6 +10,7 @@ namespace spatialsim::workloads {
 
 using mappings::make_values;
 using mappings::Range;
+using mappings::slice_columns;
 using mappings::ValuesPtr;
 using sim::Cycle;
 using sim::MessageKind;
@@ -144,17 +145,6 @@ ValuesPtr<T> NetworkProgram<T>::token_slice(const sim::Matrix<double>& m, std::u
   for (std::uint32_t t = 0; t < tokens(wf); ++t)
     for (std::uint32_t k = 0; k < cols.size; ++k)
       out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
-  return make_values(std::move(out));
-}
-
-template <typename T>
-ValuesPtr<T> NetworkProgram<T>::slice_columns(const ValuesPtr<T>& v, std::uint32_t first,
-                                              std::uint32_t count) const {
-  if (!v) return nullptr;
-  if (first == 0 && count == v->matrix.cols()) return v;  // the whole slice: share it
-  sim::Matrix<T> out(v->matrix.rows(), count);
-  for (std::uint32_t t = 0; t < out.rows(); ++t)
-    for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v->matrix(t, first + k);
   return make_values(std::move(out));
 }
 

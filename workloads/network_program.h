@@ -143,8 +143,6 @@ class NetworkProgram final : public sim::MessageHandler,
                                 std::uint32_t col);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
-  mappings::ValuesPtr<T> slice_columns(const mappings::ValuesPtr<T>& v, std::uint32_t first,
-                                       std::uint32_t count) const;
   // --- forward gradients (network_program_fg.cpp) ---
   void setup_forward_gradient();
   void begin_forward_gradient_step();

@@ -6,8 +6,10 @@
 
 namespace spatialsim::workloads::reversible {
 
+using mappings::combine;
 using mappings::make_values;
 using mappings::Range;
+using mappings::slice_columns;
 using mappings::ValuesPtr;
 using mappings::XStash;
 using sim::Cycle;
@@ -55,28 +57,6 @@ CouplingGraph make_graph(const NetworkSetup& setup, const Blocks<T>& blocks) {
     cols.push_back(b->col_ranges());
   }
   return CouplingGraph(setup.model.coupling_blocks(), setup.model.widths.at(1), rows, cols);
-}
-
-// Columns [first, first + count) of v (v itself when that is all of it); null in counting mode.
-template <typename T>
-ValuesPtr<T> slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) {
-  if (!v) return nullptr;
-  if (first == 0 && count == v->matrix.cols()) return v;
-  sim::Matrix<T> out(v->matrix.rows(), count);
-  for (std::uint32_t t = 0; t < out.rows(); ++t)
-    for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v->matrix(t, first + k);
-  return make_values(std::move(out));
-}
-
-// a + sign * b, elementwise; null in counting mode.
-template <typename T>
-ValuesPtr<T> combine(const ValuesPtr<T>& a, const ValuesPtr<T>& b, T sign) {
-  if (!a || !b) return nullptr;
-  sim::Matrix<T> out = a->matrix;
-  const T* bv = b->matrix.data();
-  T* o = out.data();
-  for (std::size_t k = 0; k < out.size(); ++k) o[k] += sign * bv[k];
-  return make_values(std::move(out));
 }
 
 }  // namespace
@@ -404,22 +384,8 @@ void ReversibleProgram<T>::try_subtract(sim::Engine& engine, std::uint32_t value
   const CouplingEdge& e = m_graph.edge(edge_id);
   if (previous) measure_drift(e.value, wf, r.begin, previous->matrix);
   if (e.value == CouplingGraph::a(0)) return;  // nothing needs a_0 again: the entry layer stashed its inputs
-  for (std::uint32_t id : e.plan.by_row[j]) {
-    const mappings::Transfer& tr = e.plan.transfers[id];
-    engine.send(
-        sim::Message{.src = tile,
-                     .dst = home_tile(e.value, tr.producer_col),
-                     .bytes = activation_bytes(wf, tr.features.size),
-                     .kind = MessageKind::redistribution,
-                     .phase = Phase::recompute,
-                     .depth = depth,
-                     .port = static_cast<std::uint32_t>(Port::reconstructed),
-                     .group = edge_id,
-                     .serial = wf,
-                     .slot = id,
-                     .payload = slice_columns(previous, tr.features.begin - r.begin, tr.features.size)},
-        ready);
-  }
+  send_to_skip_home(engine, edge_id, j, tile, wf, r, previous, Phase::recompute, Port::reconstructed, depth,
+                    ready);
 }
 
 template <typename T>
@@ -543,22 +509,7 @@ void ReversibleProgram<T>::try_backward(sim::Engine& engine, std::uint32_t value
   s.recomputed = Stamped{};
   // The skip operand received this gradient unchanged (y = x + F(.)): pass it on to its home.
   const std::uint32_t edge_id = m_graph.skip_into(value);
-  const CouplingEdge& e = m_graph.edge(edge_id);
-  for (std::uint32_t id : e.plan.by_row[j]) {
-    const mappings::Transfer& tr = e.plan.transfers[id];
-    engine.send(sim::Message{.src = tile,
-                             .dst = home_tile(e.value, tr.producer_col),
-                             .bytes = activation_bytes(wf, tr.features.size),
-                             .kind = MessageKind::redistribution,
-                             .phase = Phase::backward,
-                             .depth = depth,
-                             .port = static_cast<std::uint32_t>(Port::gradient),
-                             .group = edge_id,
-                             .serial = wf,
-                             .slot = id,
-                             .payload = slice_columns(g, tr.features.begin - r.begin, tr.features.size)},
-                ready);
-  }
+  send_to_skip_home(engine, edge_id, j, tile, wf, r, g, Phase::backward, Port::gradient, depth, ready);
   block(m_graph.home_layer(value)).start_backward(engine, wf, j, std::move(g), depth, ready);
 }
 
@@ -609,6 +560,29 @@ NetworkParameters ReversibleProgram<T>::parameters() const {
   for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
     m_blocks[l]->collect_parameters(out[l].weights, out[l].bias);
   return out;
+}
+
+template <typename T>
+void ReversibleProgram<T>::send_to_skip_home(sim::Engine& engine, std::uint32_t edge_id, std::uint32_t j,
+                                             sim::TileId tile, std::uint32_t wf, Range r,
+                                             const ValuesPtr<T>& values, Phase phase, Port port,
+                                             std::uint32_t depth, Cycle ready) {
+  const CouplingEdge& e = m_graph.edge(edge_id);
+  for (std::uint32_t id : e.plan.by_row[j]) {
+    const mappings::Transfer& tr = e.plan.transfers[id];
+    engine.send(sim::Message{.src = tile,
+                             .dst = home_tile(e.value, tr.producer_col),
+                             .bytes = activation_bytes(wf, tr.features.size),
+                             .kind = MessageKind::redistribution,
+                             .phase = phase,
+                             .depth = depth,
+                             .port = static_cast<std::uint32_t>(port),
+                             .group = edge_id,
+                             .serial = wf,
+                             .slot = id,
+                             .payload = slice_columns(values, tr.features.begin - r.begin, tr.features.size)},
+                ready);
+  }
 }
 
 template class ReversibleProgram<float>;
