@@ -15,7 +15,16 @@ using sim::StorageCategory;
 template <typename T>
 WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
                                                 BlockListener<T>& listener)
-    : m_spec(std::move(spec)), m_grid(grid), m_listener(listener) {
+    : m_spec(std::move(spec)),
+      m_grid(grid),
+      m_listener(listener),
+      m_wavefronts(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()), [this] {
+        WavefrontState w;
+        w.tiles.resize(m_tiles.size());
+        w.stashed_z.resize(m_spec.layout.cols);
+        w.lanes.resize(m_spec.layout.rows);
+        return w;
+      }) {
   const BlockLayout& L = m_spec.layout;
   m_rows = split(m_spec.d_in, L.rows);
   m_cols = split(m_spec.d_out, L.cols);
@@ -30,16 +39,12 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
       t.col = j;
     }
   }
-  m_wavefronts.resize(m_spec.wavefront_tokens.size());
-  for (WavefrontState& w : m_wavefronts) {
-    w.stashed_x.resize(m_tiles.size());
-    w.stashed_z.resize(L.cols);
-    w.checkpoint_x.resize(L.rows);
-    w.has_checkpoint.assign(L.rows, false);
-    w.forward.resize(m_tiles.size());
-    w.backward.resize(m_tiles.size());
-    w.grad.resize(m_tiles.size());
-  }
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::settle(std::uint32_t wf) {
+  const WavefrontState* ws = m_wavefronts.find(wf);
+  if (ws != nullptr && ws->live == 0) m_wavefronts.release(wf);
 }
 
 template <typename T>
@@ -56,7 +61,7 @@ template <typename T>
 sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
                                                std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
                                                std::uint64_t bytes, MessageKind kind, Phase phase,
-                                               std::uint32_t depth, ValuesPtr<T> payload) const {
+                                               std::uint32_t depth, const ValuesPtr<T>& payload) const {
   return sim::Message{.src = tile(from_i, from_j),
                       .dst = tile(to_i, to_j),
                       .bytes = bytes,
@@ -67,7 +72,7 @@ sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf,
                       .group = m_spec.layer,
                       .serial = wf,
                       .slot = local(to_i, to_j),
-                      .payload = std::move(payload)};
+                      .payload = payload};
 }
 
 template <typename T>
@@ -125,36 +130,42 @@ void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf,
                                           ValuesPtr<T> x, std::uint32_t depth, Cycle ready, XStash stash,
                                           Phase phase) {
   m_wavefronts.at(wf).stash = stash;
-  receive_lane(engine, wf, row, m_spec.layout.entry_col(), std::move(x), depth, ready, phase);
+  receive_lane(engine, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
+  settle(wf);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                            std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth, Cycle ready,
-                                            Phase phase) {
+                                            std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth,
+                                            Cycle ready, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts[wf];
+  WavefrontState& ws = m_wavefronts.at(wf);
   TileSlice& t = m_tiles[local(i, j)];
+  TileState& ts = ws.tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col()) {
-    engine.send(message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
-                ready);
+    send(engine, ws,
+         message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
+         ready);
     if (m_spec.input_tangents)
-      send_tangent_shadow(engine, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
+      send_tangent_shadow(engine, ws, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
   }
 
   const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
-    ws.stashed_x[local(i, j)] = x;
+    ts.stashed_x = x;
+    ++ws.live;
   }
   if (ws.stash == XStash::checkpoint && j == L.entry_col()) {
-    if (ws.has_checkpoint[i]) throw std::logic_error("block: a second checkpoint of the same input");
+    LaneState& lane = ws.lanes[i];
+    if (lane.has_checkpoint) throw std::logic_error("block: a second checkpoint of the same input");
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
-    ws.checkpoint_x[i] = x;
-    ws.has_checkpoint[i] = true;
+    lane.checkpoint_x = x;
+    lane.has_checkpoint = true;
+    ++ws.live;
   }
 
   const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
@@ -163,7 +174,8 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   // tangents), plus X V_k for each k.
   const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
   const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
-  Join& jn = ws.forward[local(i, j)];
+  Join& jn = ts.forward;
+  if (!jn.have_incoming) ++ws.live;  // the join starts holding
   if (m_spec.with_values) {
     sim::Matrix<T> partial;
     sim::multiply(x->matrix, t.weights, partial);
@@ -180,33 +192,35 @@ template <typename T>
 void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
                                             std::uint32_t j, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  Join& jn = m_wavefronts[wf].forward[local(i, j)];
+  WavefrontState& ws = m_wavefronts.at(wf);
+  Join& jn = ws.tiles[local(i, j)].forward;
   const bool first = i == L.first_psum_row();
   if (!jn.have_mine || (!first && !jn.have_incoming)) return;
-  ValuesPtr<T> sum = first ? jn.mine : combine(jn.incoming, jn.mine, T{1});
+  ValuesPtr<T> sum = first ? std::move(jn.mine) : combine(jn.incoming, jn.mine, T{1});
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
   jn = Join{};
+  --ws.live;
   if (i == L.output_row()) {
-    finish_column(engine, wf, j, std::move(sum), depth, ready, phase);
+    finish_column(engine, wf, j, sum, depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    engine.send(message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth,
-                        std::move(sum)),
-                ready);
-    send_tangent_shadow(engine, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
+    send(engine, ws,
+         message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, sum),
+         ready);
+    send_tangent_shadow(engine, ws, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
   }
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
-                                             ValuesPtr<T> sum, std::uint32_t depth, Cycle ready,
+                                             const ValuesPtr<T>& sum, std::uint32_t depth, Cycle ready,
                                              Phase phase) {
   if (m_spec.tangents > 0) {
-    finish_tangent_column(engine, wf, j, std::move(sum), depth, ready, phase);
+    finish_tangent_column(engine, wf, j, sum, depth, ready, phase);
     return;
   }
-  WavefrontState& ws = m_wavefronts[wf];
+  WavefrontState& ws = m_wavefronts.at(wf);
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
@@ -214,6 +228,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
     // The activation derivative needs Z in the backward pass: it stays on the output tile.
     engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
     engine.access_sram(t.id, y_bytes(wf, j), phase);
+    ++ws.live;
   }
   ValuesPtr<T> y = sum;
   if (m_spec.with_values) {
@@ -232,15 +247,16 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
     if (nonlinear && prepares_backward(ws.stash)) ws.stashed_z[j] = make_values(std::move(z));
     y = make_values(std::move(out));
   }
+  // Last: the listener may start this wavefront's backward pass here (no reference above survives it).
   m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
-                                                     ValuesPtr<T> sum, std::uint32_t depth, Cycle ready,
-                                                     Phase phase) {
+                                                     const ValuesPtr<T>& sum, std::uint32_t depth,
+                                                     Cycle ready, Phase phase) {
   // Nothing is stashed: the tangents need act'(Z) only here and now, and no backward pass follows.
-  if (prepares_backward(m_wavefronts[wf].stash))
+  if (prepares_backward(m_wavefronts.at(wf).stash))
     throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
@@ -308,22 +324,25 @@ void WeightStationaryBlock<T>::add_tangent_products(std::uint32_t wf, std::uint3
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t wf,
+void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
                                                    std::uint32_t from_i, std::uint32_t from_j,
                                                    std::uint32_t to_i, std::uint32_t to_j,
                                                    std::uint64_t primal_bytes, Phase phase,
                                                    std::uint32_t depth, Cycle ready) const {
   if (m_spec.tangents == 0) return;
-  engine.send(message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j,
-                      primal_bytes * m_spec.tangents, MessageKind::tangent, phase, depth, nullptr),
-              ready);
+  send(engine, ws,
+       message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
+               MessageKind::tangent, phase, depth, nullptr),
+       ready);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
-  WavefrontState& ws = m_wavefronts.at(wf);
-  if (!prepares_backward(ws.stash)) throw std::logic_error("block: backward pass without a stash");
+  WavefrontState* found = m_wavefronts.find(wf);
+  if (found == nullptr || !prepares_backward(found->stash))
+    throw std::logic_error("block: backward pass without a stash");
+  WavefrontState& ws = *found;
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   ValuesPtr<T> dz = std::move(dy);
@@ -338,6 +357,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
       dz = make_values(std::move(g));
     }
     ws.stashed_z[col].reset();
+    --ws.live;
   }
   if (m_spec.has_bias) {
     engine.access_sram(t.id, 2 * std::uint64_t{m_cols[col].size} * m_spec.bytes.weight, Phase::backward);
@@ -347,21 +367,26 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
         for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
     }
   }
-  receive_dz(engine, wf, m_spec.layout.output_row(), col, std::move(dz), depth, ready);
+  receive_dz(engine, wf, m_spec.layout.output_row(), col, dz, depth, ready);
+  settle(wf);
 }
 
 template <typename T>
 ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std::uint32_t wf,
                                                        std::uint32_t row, bool release) {
-  WavefrontState& ws = m_wavefronts.at(wf);
-  if (!ws.has_checkpoint.at(row)) throw std::logic_error("block: no checkpoint to restart from");
+  WavefrontState* ws = m_wavefronts.find(wf);
+  if (ws == nullptr || !ws->lanes.at(row).has_checkpoint)
+    throw std::logic_error("block: no checkpoint to restart from");
+  LaneState& lane = ws->lanes[row];
   const sim::TileId entry = lane_entry_tile(row);
   engine.access_sram(entry, x_bytes(wf, row), Phase::recompute);
-  ValuesPtr<T> x = ws.checkpoint_x[row];
+  ValuesPtr<T> x = lane.checkpoint_x;
   if (release) {
     engine.release(entry, StorageCategory::stash, x_bytes(wf, row), m_spec.layer);
-    ws.checkpoint_x[row].reset();
-    ws.has_checkpoint[row] = false;
+    lane.checkpoint_x.reset();
+    lane.has_checkpoint = false;
+    --ws->live;
+    settle(wf);
   }
   return x;
 }
@@ -370,39 +395,44 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                          std::uint32_t j, ValuesPtr<T> dz, std::uint32_t depth,
+                                          std::uint32_t j, const ValuesPtr<T>& dz, std::uint32_t depth,
                                           Cycle ready) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts[wf];
+  WavefrontState& ws = m_wavefronts.at(wf);
   TileSlice& t = m_tiles[local(i, j)];
+  TileState& ts = ws.tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    engine.send(message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
-                        Phase::backward, depth, dz),
-                ready);
+    send(engine, ws,
+         message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
+                 Phase::backward, depth, dz),
+         ready);
   }
-  BackwardState& bs = ws.grad[local(i, j)];
+  BackwardState& bs = ts.grad;
+  if (!bs.have_x) ++ws.live;  // the weight-gradient state starts holding
   bs.dz = dz;
   bs.have_dz = true;
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
   if (ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col())) {
-    bs.x = ws.stashed_x[local(i, j)];
+    bs.x = ts.stashed_x;
     bs.have_x = true;
     bs.x_from_stash = true;
   }
   if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                        MessageKind::rebroadcast, Phase::backward, depth, bs.x),
-                ready);
+    send(engine, ws,
+         message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
+                 MessageKind::rebroadcast, Phase::backward, depth, bs.x),
+         ready);
   }
   if (m_spec.computes_input_gradient) {
     const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
     engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight,
                        Phase::backward);
     const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
-    Join& jb = ws.backward[local(i, j)];
+    Join& jb = ts.backward;
+    if (!jb.have_incoming) ++ws.live;  // the join starts holding
     if (m_spec.with_values) {
       sim::Matrix<T> share;
       sim::multiply_a_bt(dz->matrix, t.weights, share);
@@ -418,16 +448,19 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                                   std::uint32_t j, ValuesPtr<T> x, std::uint32_t depth,
-                                                   Cycle ready) {
+                                                   std::uint32_t j, const ValuesPtr<T>& x,
+                                                   std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
+  WavefrontState& ws = m_wavefronts.at(wf);
   if (j != L.exit_col()) {
-    engine.send(message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                        MessageKind::rebroadcast, Phase::backward, depth, x),
-                ready);
+    send(engine, ws,
+         message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
+                 MessageKind::rebroadcast, Phase::backward, depth, x),
+         ready);
   }
-  BackwardState& bs = m_wavefronts[wf].grad[local(i, j)];
-  bs.x = std::move(x);
+  BackwardState& bs = ws.tiles[local(i, j)].grad;
+  if (!bs.have_dz) ++ws.live;  // the weight-gradient state starts holding
+  bs.x = x;
   bs.have_x = true;
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
@@ -443,8 +476,9 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
 template <typename T>
 void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
                                                    std::uint32_t j) {
-  WavefrontState& ws = m_wavefronts[wf];
-  BackwardState& bs = ws.grad[local(i, j)];
+  WavefrontState& ws = m_wavefronts.at(wf);
+  TileState& ts = ws.tiles[local(i, j)];
+  BackwardState& bs = ts.grad;
   if (!bs.have_dz || !bs.have_x) return;
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
@@ -457,70 +491,82 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uin
     engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
   } else if (bs.x_from_stash) {
     engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
-    ws.stashed_x[local(i, j)].reset();
+    ts.stashed_x.reset();
+    --ws.live;
   }
   bs = BackwardState{};
+  --ws.live;
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
                                              std::uint32_t j) {
   const BlockLayout& L = m_spec.layout;
-  Join& jb = m_wavefronts[wf].backward[local(i, j)];
+  WavefrontState& ws = m_wavefronts.at(wf);
+  Join& jb = ws.tiles[local(i, j)].backward;
   const bool first = j == L.exit_col();
   if (!jb.have_mine || (!first && !jb.have_incoming)) return;
-  ValuesPtr<T> sum = first ? jb.mine : combine(jb.incoming, jb.mine, T{1});
+  ValuesPtr<T> sum = first ? std::move(jb.mine) : combine(jb.incoming, jb.mine, T{1});
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
   jb = Join{};
+  --ws.live;
   if (j == L.entry_col()) {
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    engine.send(message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
-                        Phase::backward, depth, std::move(sum)),
-                ready);
+    send(engine, ws,
+         message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
+                 Phase::backward, depth, sum),
+         ready);
   }
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Message& m) {
-  const std::uint32_t i = m.slot / m_spec.layout.cols;
-  const std::uint32_t j = m.slot % m_spec.layout.cols;
+  const TileSlice& t = m_tiles[m.slot];
+  const std::uint32_t i = t.row;
+  const std::uint32_t j = t.col;
   const std::uint32_t wf = m.serial;
   const Cycle now = engine.now();
+  WavefrontState& ws = m_wavefronts.at(wf);
+  --ws.live;  // delivered
   switch (static_cast<BlockPort>(m.port)) {
     case BlockPort::lane:
       receive_lane(engine, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
-      return;
+      break;
     case BlockPort::psum: {
-      Join& jn = m_wavefronts[wf].forward[local(i, j)];
+      Join& jn = ws.tiles[m.slot].forward;
+      if (!jn.have_mine) ++ws.live;  // the join starts holding
       jn.incoming = values_of<T>(m);
       jn.have_incoming = true;
       jn.depth = std::max(jn.depth, m.depth);
       jn.ready = std::max(jn.ready, now);
       join_forward(engine, wf, i, j, m.phase);
-      return;
+      break;
     }
     case BlockPort::grad_column:
       receive_dz(engine, wf, i, j, values_of<T>(m), m.depth, now);
-      return;
+      break;
     case BlockPort::grad_share: {
-      Join& jb = m_wavefronts[wf].backward[local(i, j)];
+      Join& jb = ws.tiles[m.slot].backward;
+      if (!jb.have_mine) ++ws.live;  // the join starts holding
       jb.incoming = values_of<T>(m);
       jb.have_incoming = true;
       jb.depth = std::max(jb.depth, m.depth);
       jb.ready = std::max(jb.ready, now);
       join_backward(engine, wf, i, j);
-      return;
+      break;
     }
     case BlockPort::rebroadcast:
       receive_rebroadcast(engine, wf, i, j, values_of<T>(m), m.depth, now);
-      return;
+      break;
     case BlockPort::tangent_shadow:
-      return;  // only counted: the values rode in the primal message
+      break;  // only counted: the values rode in the primal message
+    default:
+      throw std::logic_error("block: unknown port");
   }
-  throw std::logic_error("block: unknown port");
+  settle(wf);
 }
 
 template <typename T>

@@ -30,6 +30,7 @@
 #include "mappings/partition.h"
 #include "mappings/tangent_source.h"
 #include "mappings/values.h"
+#include "mappings/wavefront_slots.h"
 #include "sim/engine.h"
 
 namespace spatialsim::mappings {
@@ -123,6 +124,11 @@ class WeightStationaryBlock {
   void collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const;
   void zero_gradients();
 
+  // Wavefronts whose state this block holds now, and the most it ever held at once (its slots): the
+  // block's per-wavefront memory is bounded by the latter, not by the step's wavefront count.
+  std::uint32_t wavefronts_held() const { return m_wavefronts.in_use(); }
+  std::uint32_t wavefront_slots() const { return m_wavefronts.capacity(); }
+
   // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).
   std::uint64_t parameter_count(std::uint32_t tile_index) const;
   const BlockSpec& spec() const { return m_spec; }
@@ -165,15 +171,29 @@ class WeightStationaryBlock {
     std::uint32_t depth = 0;
     sim::Cycle ready = 0;
   };
+  // A wavefront's state in this block while it is in flight (WavefrontSlots): per tile, per output
+  // column, per lane. `live` counts what keeps it in flight: block messages on their way, joins and
+  // weight-gradient states partly filled, stash entries held. At zero the slot goes back to the pool.
+  struct TileState {
+    ValuesPtr<T> stashed_x;  // X[:, I_i] kept for the backward pass
+    Join forward;            // partial-sum join along the column
+    Join backward;           // dX-share join along the row
+    BackwardState grad;
+  };
+  struct LaneState {
+    ValuesPtr<T> checkpoint_x;    // restart point (XStash::checkpoint)
+    bool has_checkpoint = false;  // (payloads are null in counting mode)
+  };
   struct WavefrontState {
     XStash stash = XStash::none;
-    std::vector<ValuesPtr<T>> stashed_x;     // per tile
-    std::vector<ValuesPtr<T>> stashed_z;     // per column (output tiles)
-    std::vector<ValuesPtr<T>> checkpoint_x;  // per row: restart points (XStash::checkpoint)
-    std::vector<bool> has_checkpoint;        // per row (payloads are null in counting mode)
-    std::vector<Join> forward;               // per tile: partial-sum join along the column
-    std::vector<Join> backward;              // per tile: dX-share join along the row
-    std::vector<BackwardState> grad;         // per tile
+    std::uint32_t live = 0;
+    std::vector<TileState> tiles;
+    std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
+    std::vector<LaneState> lanes;         // per row
+    void reset() {
+      stash = XStash::none;
+      live = 0;
+    }
   };
 
   // Whole d_in x d_out and d_out values from one member of every tile's slice (weights or gradients).
@@ -185,27 +205,35 @@ class WeightStationaryBlock {
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
   sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
                        std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
-                       sim::Phase phase, std::uint32_t depth, ValuesPtr<T> payload) const;
+                       sim::Phase phase, std::uint32_t depth, const ValuesPtr<T>& payload) const;
+  // Sends a message of this block's wavefront `ws`: it keeps the wavefront in flight until delivered.
+  void send(sim::Engine& engine, WavefrontState& ws, sim::Message message, sim::Cycle depart) const {
+    ++ws.live;
+    engine.send(std::move(message), depart);
+  }
+  // Gives the wavefront's slot back once nothing keeps it in flight (end of every public entry point).
+  void settle(std::uint32_t wf);
 
-  void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> x,
-                    std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                    const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   void join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     sim::Phase phase);
-  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
+  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, const ValuesPtr<T>& sum,
                      std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
-  void finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, ValuesPtr<T> sum,
+  void finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, const ValuesPtr<T>& sum,
                              std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   // Adds X V_k (X: the primal rows of `x`) to tangent k's rows of `partial`, for every k.
   void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
                             sim::Matrix<T>& partial) const;
   // Counts the tangent streams that ride with a forward message of `primal_bytes` per stream.
-  void send_tangent_shadow(sim::Engine& engine, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
-                           std::uint32_t to_i, std::uint32_t to_j, std::uint64_t primal_bytes,
-                           sim::Phase phase, std::uint32_t depth, sim::Cycle ready) const;
-  void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j, ValuesPtr<T> dz,
-                  std::uint32_t depth, sim::Cycle ready);
+  void send_tangent_shadow(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t from_i,
+                           std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
+                           std::uint64_t primal_bytes, sim::Phase phase, std::uint32_t depth,
+                           sim::Cycle ready) const;
+  void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                  const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
   void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                           ValuesPtr<T> x, std::uint32_t depth, sim::Cycle ready);
+                           const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
   void try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
   void join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
 
@@ -215,7 +243,7 @@ class WeightStationaryBlock {
   std::vector<Range> m_rows;
   std::vector<Range> m_cols;
   std::vector<TileSlice> m_tiles;
-  std::vector<WavefrontState> m_wavefronts;
+  WavefrontSlots<WavefrontState> m_wavefronts;
   const TangentSource* m_tangent_source = nullptr;
 };
 

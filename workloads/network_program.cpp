@@ -62,22 +62,23 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
         mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
 
   const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
-  m_forward_pieces.resize(L);
-  m_backward_pieces.resize(L);
   for (std::uint32_t l = 0; l < L; ++l) {
-    m_forward_pieces[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.rows);
-    m_backward_pieces[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.cols);
+    const std::uint32_t rows = m_blocks[l]->spec().layout.rows;
+    const std::uint32_t cols = m_blocks[l]->spec().layout.cols;
+    m_forward_pieces.emplace_back(G,
+                                  [rows] { return WavefrontItems<Assembly>{std::vector<Assembly>(rows)}; });
+    m_backward_pieces.emplace_back(G,
+                                   [cols] { return WavefrontItems<Assembly>{std::vector<Assembly>(cols)}; });
+    m_held.emplace_back(G, [cols] { return WavefrontItems<HeldGradient>{std::vector<HeldGradient>(cols)}; });
   }
   std::uint32_t first = 0;
   for (std::uint32_t n : m_setup.wavefront_tokens) {
     m_first_token.push_back(first);
     first += n;
   }
-  m_held.resize(L);
   m_episode_started.resize(L);
   for (std::uint32_t l = 0; l < L; ++l) {
     if (m_schedule.recompute_before_backward(l) == nullptr) continue;
-    m_held[l].resize(std::size_t{G} * m_blocks[l]->spec().layout.cols);
     m_episode_started[l].assign(G, false);
   }
   m_episode_target.assign(G, 0);
@@ -283,7 +284,10 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   }
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
-  Assembly& a = m_forward_pieces[layer][std::size_t{m.serial} * block.spec().layout.rows + row];
+  AssemblySlots& slots = m_forward_pieces[layer];
+  WavefrontItems<Assembly>& lanes = slots.at(m.serial);
+  Assembly& a = lanes.items[row];
+  if (a.pieces == 0) ++lanes.open;
   if (a.pieces == 0 && m_setup.with_values)  // rows: T_g, or (1 + K) T_g with tangent streams
     a.values = sim::Matrix<T>(mappings::values_of<T>(m)->matrix.rows(), I.size);
   if (m_setup.with_values) {
@@ -303,6 +307,7 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
+  if (--lanes.open == 0) slots.release(m.serial);
   enter(engine, layer, m.serial, row, std::move(x), depth, m.phase);
 }
 
@@ -349,7 +354,10 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
     return;
   }
   const Range J = block.col_ranges()[col];
-  Assembly& a = m_backward_pieces[layer][std::size_t{m.serial} * block.spec().layout.cols + col];
+  AssemblySlots& slots = m_backward_pieces[layer];
+  WavefrontItems<Assembly>& columns = slots.at(m.serial);
+  Assembly& a = columns.items[col];
+  if (a.pieces == 0) ++columns.open;
   if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), J.size);
   if (m_setup.with_values) {
     const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
@@ -367,6 +375,7 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   ValuesPtr<T> dy = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
   const std::uint32_t depth = a.depth;
   a = Assembly{};
+  if (--columns.open == 0) slots.release(m.serial);
   deliver_output_gradient(engine, layer, m.serial, col, std::move(dy), depth, engine.now());
 }
 
@@ -398,15 +407,19 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
     block.start_backward(engine, wf, col, std::move(dy), depth, ready);
     return;
   }
-  HeldGradient& held = m_held[layer][std::size_t{wf} * block.spec().layout.cols + col];
+  HeldSlots& slots = m_held[layer];
+  WavefrontItems<HeldGradient>& columns = slots.at(wf);
+  HeldGradient& held = columns.items[col];
   if (held.recomputed) {  // another column's gradient started the episode, and this column is rebuilt
     held = HeldGradient{};
+    if (--columns.open == 0) slots.release(wf);
     block.start_backward(engine, wf, col, std::move(dy), depth, ready);
     return;
   }
   // Wait on the output tile (transit) until the recomputation has rebuilt this layer's stash.
   engine.store(block.output_tile(col), StorageCategory::transit,
                activation_bytes(wf, block.col_ranges()[col].size), layer);
+  ++columns.open;
   held.dy = std::move(dy);
   held.depth = depth;
   held.ready = ready;
@@ -444,15 +457,19 @@ template <typename T>
 void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
                                                  std::uint32_t col) {
   auto& block = *m_blocks[layer];
-  HeldGradient& held = m_held[layer][std::size_t{wf} * block.spec().layout.cols + col];
+  HeldSlots& slots = m_held[layer];
+  WavefrontItems<HeldGradient>& columns = slots.at(wf);
+  HeldGradient& held = columns.items[col];
   if (!held.have_dy) {
     held.recomputed = true;  // its gradient is still on the way
+    ++columns.open;
     return;
   }
   engine.release(block.output_tile(col), StorageCategory::transit,
                  activation_bytes(wf, block.col_ranges()[col].size), layer);
   HeldGradient h = std::move(held);
   held = HeldGradient{};
+  if (--columns.open == 0) slots.release(wf);
   block.start_backward(engine, wf, col, std::move(h.dy), h.depth, std::max(h.ready, engine.now()));
 }
 

@@ -123,6 +123,16 @@ class NetworkProgram final : public sim::MessageHandler,
     std::uint32_t depth = 0;
     sim::Phase phase = sim::Phase::forward;
   };
+  // One wavefront's items in one layer (one per lane or per output column), `open` of them in use: held in
+  // a WavefrontSlots pool only while some are.
+  template <typename Item>
+  struct WavefrontItems {
+    std::vector<Item> items;
+    std::uint32_t open = 0;
+    void reset() { open = 0; }
+  };
+  using AssemblySlots = mappings::WavefrontSlots<WavefrontItems<Assembly>>;
+  using HeldSlots = mappings::WavefrontSlots<WavefrontItems<HeldGradient>>;
 
   std::uint32_t layers() const { return static_cast<std::uint32_t>(m_blocks.size()); }
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
@@ -169,11 +179,11 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>> m_blocks;
   std::vector<mappings::RedistributionPlan> m_plans;  // m_plans[l]: layer l -> layer l + 1
   std::unique_ptr<LossStage<T>> m_loss;
-  std::vector<std::vector<Assembly>> m_forward_pieces;   // [layer][wf * rows + row]
-  std::vector<std::vector<Assembly>> m_backward_pieces;  // [layer][wf * cols + col]
-  std::vector<std::uint32_t> m_first_token;              // per wavefront
+  std::vector<AssemblySlots> m_forward_pieces;   // [layer]: per lane
+  std::vector<AssemblySlots> m_backward_pieces;  // [layer]: per output column
+  std::vector<std::uint32_t> m_first_token;      // per wavefront
   const StepData* m_data = nullptr;
-  std::vector<std::vector<HeldGradient>> m_held;     // [layer][wf * cols + col]
+  std::vector<HeldSlots> m_held;                     // [layer]: per output column
   std::vector<std::vector<bool>> m_episode_started;  // [layer][wf]
   std::vector<std::uint32_t> m_episode_target;       // per wavefront: the layer being recomputed for
   std::vector<std::uint32_t> m_checkpoints;          // per wavefront: checkpoints held now

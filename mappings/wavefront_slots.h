@@ -1,0 +1,72 @@
+#pragma once
+// State a program keeps per wavefront, held only while that wavefront is in flight.
+//
+// Why: a step of G wavefronts runs through a pipeline that holds only some of them at once (about 2L for
+// backprop, a few for a forward pass). Sizing per-wavefront state for all G up front made memory and
+// cache misses grow with G (docs/performance.md). Here a wavefront takes a slot when it first needs state
+// and gives it back when its state is empty again; slots are reused, never freed, so a slot's buffers are
+// allocated once, and the memory is bounded by the most wavefronts ever in flight at once.
+//
+// Usage:
+//   WavefrontSlots<State> slots(G, [&] { return State(tiles); });
+//   State& s = slots.at(wf);          // takes a slot on first use
+//   if (State* s = slots.find(wf)) ...
+//   slots.release(wf);                // the caller has emptied the state (State::reset() is called)
+//
+// Contract: State has `void reset()` that returns it to its freshly made condition, keeping its buffers.
+// References returned by at() and find() stay valid while other wavefronts take slots (states live in
+// their own allocations); a released state's reference must not be used for the released wavefront.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace spatialsim::mappings {
+
+template <typename State>
+class WavefrontSlots {
+ public:
+  WavefrontSlots(std::uint32_t wavefronts, std::function<State()> make)
+      : m_slot_of(wavefronts, kNone), m_make(std::move(make)) {}
+
+  State& at(std::uint32_t wf) {
+    std::uint32_t& slot = m_slot_of.at(wf);
+    if (slot != kNone) return *m_states[slot];
+    if (m_free.empty()) {
+      slot = static_cast<std::uint32_t>(m_states.size());
+      m_states.push_back(std::make_unique<State>(m_make()));
+    } else {
+      slot = m_free.back();
+      m_free.pop_back();
+    }
+    return *m_states[slot];
+  }
+
+  State* find(std::uint32_t wf) {
+    const std::uint32_t slot = m_slot_of.at(wf);
+    return slot == kNone ? nullptr : m_states[slot].get();
+  }
+
+  void release(std::uint32_t wf) {
+    std::uint32_t& slot = m_slot_of.at(wf);
+    if (slot == kNone) throw std::logic_error("wavefront slots: releasing a wavefront that holds no slot");
+    m_states[slot]->reset();
+    m_free.push_back(slot);
+    slot = kNone;
+  }
+
+  // Slots ever made: the most wavefronts whose state was held at once.
+  std::uint32_t capacity() const { return static_cast<std::uint32_t>(m_states.size()); }
+  std::uint32_t in_use() const { return capacity() - static_cast<std::uint32_t>(m_free.size()); }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> m_slot_of;  // per wavefront of the step: its slot, or kNone
+  std::vector<std::unique_ptr<State>> m_states;
+  std::vector<std::uint32_t> m_free;
+  std::function<State()> m_make;
+};
+
+}  // namespace spatialsim::mappings
