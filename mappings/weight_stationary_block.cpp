@@ -18,6 +18,10 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
     : m_spec(std::move(spec)),
       m_grid(grid),
       m_listener(listener),
+      m_first_passes(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
+                     [this] { return PassState{.joins = std::vector<Join>(m_tiles.size())}; }),
+      m_recomputations(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
+                       [this] { return PassState{.joins = std::vector<Join>(m_tiles.size())}; }),
       m_wavefronts(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()), [this] {
         WavefrontState w;
         w.tiles.resize(m_tiles.size());
@@ -43,6 +47,10 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
 
 template <typename T>
 void WeightStationaryBlock<T>::settle(std::uint32_t wf) {
+  for (WavefrontSlots<PassState>* slots : {&m_first_passes, &m_recomputations}) {
+    const PassState* pass = slots->find(wf);
+    if (pass != nullptr && pass->live == 0) slots->release(wf);
+  }
   const WavefrontState* ws = m_wavefronts.find(wf);
   if (ws != nullptr && ws->live == 0) m_wavefronts.release(wf);
 }
@@ -129,7 +137,8 @@ template <typename T>
 void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row,
                                           ValuesPtr<T> x, std::uint32_t depth, Cycle ready, XStash stash,
                                           Phase phase) {
-  m_wavefronts.at(wf).stash = stash;
+  passes(phase).at(wf).stash = stash;
+  if (prepares_backward(stash)) m_wavefronts.at(wf).backward_stash = stash;
   receive_lane(engine, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
   settle(wf);
 }
@@ -139,26 +148,28 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
                                             std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth,
                                             Cycle ready, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts.at(wf);
+  PassState& pass = passes(phase).at(wf);
   TileSlice& t = m_tiles[local(i, j)];
-  TileState& ts = ws.tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col()) {
-    send(engine, ws,
+    send(engine, pass.live,
          message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
          ready);
     if (m_spec.input_tangents)
-      send_tangent_shadow(engine, ws, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
+      send_tangent_shadow(engine, pass.live, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
   }
 
-  const bool keep = ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col());
+  const bool keep =
+      pass.stash == XStash::replicate || (pass.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
+    WavefrontState& ws = m_wavefronts.at(wf);
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
-    ts.stashed_x = x;
+    ws.tiles[local(i, j)].stashed_x = x;
     ++ws.live;
   }
-  if (ws.stash == XStash::checkpoint && j == L.entry_col()) {
+  if (pass.stash == XStash::checkpoint && j == L.entry_col()) {
+    WavefrontState& ws = m_wavefronts.at(wf);
     LaneState& lane = ws.lanes[i];
     if (lane.has_checkpoint) throw std::logic_error("block: a second checkpoint of the same input");
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
@@ -174,8 +185,8 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   // tangents), plus X V_k for each k.
   const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
   const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
-  Join& jn = ts.forward;
-  if (!jn.have_incoming) ++ws.live;  // the join starts holding
+  Join& jn = pass.joins[local(i, j)];
+  if (!jn.have_incoming) ++pass.live;  // the join starts holding
   if (m_spec.with_values) {
     sim::Matrix<T> partial;
     sim::multiply(x->matrix, t.weights, partial);
@@ -192,23 +203,23 @@ template <typename T>
 void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
                                             std::uint32_t j, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts.at(wf);
-  Join& jn = ws.tiles[local(i, j)].forward;
+  PassState& pass = passes(phase).at(wf);
+  Join& jn = pass.joins[local(i, j)];
   const bool first = i == L.first_psum_row();
   if (!jn.have_mine || (!first && !jn.have_incoming)) return;
   ValuesPtr<T> sum = first ? std::move(jn.mine) : combine(jn.incoming, jn.mine, T{1});
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
   jn = Join{};
-  --ws.live;
+  --pass.live;
   if (i == L.output_row()) {
     finish_column(engine, wf, j, sum, depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    send(engine, ws,
+    send(engine, pass.live,
          message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, sum),
          ready);
-    send_tangent_shadow(engine, ws, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
+    send_tangent_shadow(engine, pass.live, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
   }
 }
 
@@ -220,15 +231,16 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
     finish_tangent_column(engine, wf, j, sum, depth, ready, phase);
     return;
   }
-  WavefrontState& ws = m_wavefronts.at(wf);
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
-  if (nonlinear && prepares_backward(ws.stash)) {
-    // The activation derivative needs Z in the backward pass: it stays on the output tile.
+  // The activation derivative needs Z in the backward pass: it stays on the output tile.
+  WavefrontState* ws = nullptr;
+  if (nonlinear && prepares_backward(passes(phase).at(wf).stash)) {
+    ws = &m_wavefronts.at(wf);
     engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
     engine.access_sram(t.id, y_bytes(wf, j), phase);
-    ++ws.live;
+    ++ws->live;
   }
   ValuesPtr<T> y = sum;
   if (m_spec.with_values) {
@@ -244,7 +256,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
       T* v = out.data();
       for (std::size_t k = 0; k < out.size(); ++k) v[k] = activate(m_spec.activation, v[k]);
     }
-    if (nonlinear && prepares_backward(ws.stash)) ws.stashed_z[j] = make_values(std::move(z));
+    if (ws != nullptr) ws->stashed_z[j] = make_values(std::move(z));
     y = make_values(std::move(out));
   }
   // Last: the listener may start this wavefront's backward pass here (no reference above survives it).
@@ -256,7 +268,7 @@ void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, std::u
                                                      const ValuesPtr<T>& sum, std::uint32_t depth,
                                                      Cycle ready, Phase phase) {
   // Nothing is stashed: the tangents need act'(Z) only here and now, and no backward pass follows.
-  if (prepares_backward(m_wavefronts.at(wf).stash))
+  if (prepares_backward(passes(phase).at(wf).stash))
     throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
@@ -324,13 +336,13 @@ void WeightStationaryBlock<T>::add_tangent_products(std::uint32_t wf, std::uint3
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf,
                                                    std::uint32_t from_i, std::uint32_t from_j,
                                                    std::uint32_t to_i, std::uint32_t to_j,
                                                    std::uint64_t primal_bytes, Phase phase,
                                                    std::uint32_t depth, Cycle ready) const {
   if (m_spec.tangents == 0) return;
-  send(engine, ws,
+  send(engine, live,
        message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
                MessageKind::tangent, phase, depth, nullptr),
        ready);
@@ -340,7 +352,7 @@ template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
   WavefrontState* found = m_wavefronts.find(wf);
-  if (found == nullptr || !prepares_backward(found->stash))
+  if (found == nullptr || !prepares_backward(found->backward_stash))
     throw std::logic_error("block: backward pass without a stash");
   WavefrontState& ws = *found;
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
@@ -403,7 +415,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   TileState& ts = ws.tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    send(engine, ws,
+    send(engine, ws.live,
          message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
                  Phase::backward, depth, dz),
          ready);
@@ -414,14 +426,15 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
   bs.have_dz = true;
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
-  if (ws.stash == XStash::replicate || (ws.stash == XStash::entry_only && j == L.entry_col())) {
+  const XStash stash = ws.backward_stash;
+  if (stash == XStash::replicate || (stash == XStash::entry_only && j == L.entry_col())) {
     bs.x = ts.stashed_x;
     bs.have_x = true;
     bs.x_from_stash = true;
   }
-  if (ws.stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
+  if (stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    send(engine, ws,
+    send(engine, ws.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
                  MessageKind::rebroadcast, Phase::backward, depth, bs.x),
          ready);
@@ -453,7 +466,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
   const BlockLayout& L = m_spec.layout;
   WavefrontState& ws = m_wavefronts.at(wf);
   if (j != L.exit_col()) {
-    send(engine, ws,
+    send(engine, ws.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
                  MessageKind::rebroadcast, Phase::backward, depth, x),
          ready);
@@ -515,7 +528,7 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t 
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    send(engine, ws,
+    send(engine, ws.live,
          message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
                  Phase::backward, depth, sum),
          ready);
@@ -529,15 +542,18 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
   const std::uint32_t j = t.col;
   const std::uint32_t wf = m.serial;
   const Cycle now = engine.now();
-  WavefrontState& ws = m_wavefronts.at(wf);
-  --ws.live;  // delivered
-  switch (static_cast<BlockPort>(m.port)) {
+  const auto port = static_cast<BlockPort>(m.port);
+  const bool forward =
+      port == BlockPort::lane || port == BlockPort::psum || port == BlockPort::tangent_shadow;
+  --(forward ? passes(m.phase).at(wf).live : m_wavefronts.at(wf).live);  // delivered
+  switch (port) {
     case BlockPort::lane:
       receive_lane(engine, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
       break;
     case BlockPort::psum: {
-      Join& jn = ws.tiles[m.slot].forward;
-      if (!jn.have_mine) ++ws.live;  // the join starts holding
+      PassState& pass = passes(m.phase).at(wf);
+      Join& jn = pass.joins[m.slot];
+      if (!jn.have_mine) ++pass.live;  // the join starts holding
       jn.incoming = values_of<T>(m);
       jn.have_incoming = true;
       jn.depth = std::max(jn.depth, m.depth);
@@ -549,6 +565,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       receive_dz(engine, wf, i, j, values_of<T>(m), m.depth, now);
       break;
     case BlockPort::grad_share: {
+      WavefrontState& ws = m_wavefronts.at(wf);
       Join& jb = ws.tiles[m.slot].backward;
       if (!jb.have_mine) ++ws.live;  // the join starts holding
       jb.incoming = values_of<T>(m);

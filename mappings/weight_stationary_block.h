@@ -126,8 +126,12 @@ class WeightStationaryBlock {
 
   // Wavefronts whose state this block holds now, and the most it ever held at once (its slots): the
   // block's per-wavefront memory is bounded by the latter, not by the step's wavefront count.
-  std::uint32_t wavefronts_held() const { return m_wavefronts.in_use(); }
-  std::uint32_t wavefront_slots() const { return m_wavefronts.capacity(); }
+  std::uint32_t wavefronts_held() const {
+    return m_first_passes.in_use() + m_recomputations.in_use() + m_wavefronts.in_use();
+  }
+  std::uint32_t wavefront_slots() const {
+    return m_first_passes.capacity() + m_recomputations.capacity() + m_wavefronts.capacity();
+  }
 
   // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).
   std::uint64_t parameter_count(std::uint32_t tile_index) const;
@@ -176,7 +180,6 @@ class WeightStationaryBlock {
   // weight-gradient states partly filled, stash entries held. At zero the slot goes back to the pool.
   struct TileState {
     ValuesPtr<T> stashed_x;  // X[:, I_i] kept for the backward pass
-    Join forward;            // partial-sum join along the column
     Join backward;           // dX-share join along the row
     BackwardState grad;
   };
@@ -184,14 +187,27 @@ class WeightStationaryBlock {
     ValuesPtr<T> checkpoint_x;    // restart point (XStash::checkpoint)
     bool has_checkpoint = false;  // (payloads are null in counting mode)
   };
-  struct WavefrontState {
+  // One forward pass of a wavefront: the first, or a recomputation. The two can overlap in time (a
+  // recomputation may start while the first pass's last columns are still on their way), so each has its
+  // own joins and its own stash policy.
+  struct PassState {
     XStash stash = XStash::none;
-    std::uint32_t live = 0;
+    std::uint32_t live = 0;   // messages of this pass on their way, joins holding
+    std::vector<Join> joins;  // per tile: the partial-sum join along the column
+    void reset() {
+      stash = XStash::none;
+      live = 0;
+    }
+  };
+  // What forward passes leave for the backward pass, and the backward pass itself.
+  struct WavefrontState {
+    XStash backward_stash = XStash::none;  // the policy of the pass that prepared the backward pass
+    std::uint32_t live = 0;                // stash held, backward messages on their way, joins holding
     std::vector<TileState> tiles;
     std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
     std::vector<LaneState> lanes;         // per row
     void reset() {
-      stash = XStash::none;
+      backward_stash = XStash::none;
       live = 0;
     }
   };
@@ -206,12 +222,16 @@ class WeightStationaryBlock {
   sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
                        std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
                        sim::Phase phase, std::uint32_t depth, const ValuesPtr<T>& payload) const;
-  // Sends a message of this block's wavefront `ws`: it keeps the wavefront in flight until delivered.
-  void send(sim::Engine& engine, WavefrontState& ws, sim::Message message, sim::Cycle depart) const {
-    ++ws.live;
+  // Sends a message that keeps the state owning `live` (a pass, or the wavefront) in flight until delivered.
+  static void send(sim::Engine& engine, std::uint32_t& live, sim::Message message, sim::Cycle depart) {
+    ++live;
     engine.send(std::move(message), depart);
   }
-  // Gives the wavefront's slot back once nothing keeps it in flight (end of every public entry point).
+  // The first forward pass, or the recomputations.
+  WavefrontSlots<PassState>& passes(sim::Phase phase) {
+    return phase == sim::Phase::recompute ? m_recomputations : m_first_passes;
+  }
+  // Gives the wavefront's slots back once nothing keeps them in flight (end of every public entry point).
   void settle(std::uint32_t wf);
 
   void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
@@ -226,7 +246,7 @@ class WeightStationaryBlock {
   void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
                             sim::Matrix<T>& partial) const;
   // Counts the tangent streams that ride with a forward message of `primal_bytes` per stream.
-  void send_tangent_shadow(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t from_i,
+  void send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf, std::uint32_t from_i,
                            std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
                            std::uint64_t primal_bytes, sim::Phase phase, std::uint32_t depth,
                            sim::Cycle ready) const;
@@ -243,6 +263,8 @@ class WeightStationaryBlock {
   std::vector<Range> m_rows;
   std::vector<Range> m_cols;
   std::vector<TileSlice> m_tiles;
+  WavefrontSlots<PassState> m_first_passes;
+  WavefrontSlots<PassState> m_recomputations;
   WavefrontSlots<WavefrontState> m_wavefronts;
   const TangentSource* m_tangent_source = nullptr;
 };
