@@ -29,32 +29,21 @@ template <typename State>
 class WavefrontSlots {
  public:
   WavefrontSlots(std::uint32_t wavefronts, std::function<State()> make)
-      : m_slot_of(wavefronts, kNone), m_make(std::move(make)) {}
+      : m_state_of(wavefronts, nullptr), m_make(std::move(make)) {}
 
+  // On the event path: one load when the wavefront holds a slot already. Precondition: wf < wavefronts.
   State& at(std::uint32_t wf) {
-    std::uint32_t& slot = m_slot_of.at(wf);
-    if (slot != kNone) return *m_states[slot];
-    if (m_free.empty()) {
-      slot = static_cast<std::uint32_t>(m_states.size());
-      m_states.push_back(std::make_unique<State>(m_make()));
-    } else {
-      slot = m_free.back();
-      m_free.pop_back();
-    }
-    return *m_states[slot];
+    State* s = m_state_of[wf];
+    return s != nullptr ? *s : take(wf);
   }
-
-  State* find(std::uint32_t wf) {
-    const std::uint32_t slot = m_slot_of.at(wf);
-    return slot == kNone ? nullptr : m_states[slot].get();
-  }
+  State* find(std::uint32_t wf) const { return m_state_of[wf]; }
 
   void release(std::uint32_t wf) {
-    std::uint32_t& slot = m_slot_of.at(wf);
-    if (slot == kNone) throw std::logic_error("wavefront slots: releasing a wavefront that holds no slot");
-    m_states[slot]->reset();
-    m_free.push_back(slot);
-    slot = kNone;
+    State*& s = m_state_of.at(wf);
+    if (s == nullptr) throw std::logic_error("wavefront slots: releasing a wavefront that holds no slot");
+    s->reset();
+    m_free.push_back(s);
+    s = nullptr;
   }
 
   // Slots ever made: the most wavefronts whose state was held at once.
@@ -62,10 +51,21 @@ class WavefrontSlots {
   std::uint32_t in_use() const { return capacity() - static_cast<std::uint32_t>(m_free.size()); }
 
  private:
-  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> m_slot_of;  // per wavefront of the step: its slot, or kNone
-  std::vector<std::unique_ptr<State>> m_states;
-  std::vector<std::uint32_t> m_free;
+  [[gnu::noinline]] State& take(std::uint32_t wf) {
+    State*& s = m_state_of.at(wf);
+    if (m_free.empty()) {
+      m_states.push_back(std::make_unique<State>(m_make()));
+      s = m_states.back().get();
+    } else {
+      s = m_free.back();
+      m_free.pop_back();
+    }
+    return *s;
+  }
+
+  std::vector<State*> m_state_of;                // per wavefront of the step: its state, or null
+  std::vector<std::unique_ptr<State>> m_states;  // every slot made
+  std::vector<State*> m_free;
   std::function<State()> m_make;
 };
 

@@ -47,12 +47,10 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
 
 template <typename T>
 void WeightStationaryBlock<T>::settle(std::uint32_t wf) {
-  for (WavefrontSlots<PassState>* slots : {&m_first_passes, &m_recomputations}) {
-    const PassState* pass = slots->find(wf);
-    if (pass != nullptr && pass->live == 0) slots->release(wf);
-  }
-  const WavefrontState* ws = m_wavefronts.find(wf);
-  if (ws != nullptr && ws->live == 0) m_wavefronts.release(wf);
+  if (const PassState* p = m_first_passes.find(wf); p != nullptr && p->live == 0) m_first_passes.release(wf);
+  if (const PassState* p = m_recomputations.find(wf); p != nullptr && p->live == 0)
+    m_recomputations.release(wf);
+  if (const WavefrontState* w = m_wavefronts.find(wf); w != nullptr && w->live == 0) m_wavefronts.release(wf);
 }
 
 template <typename T>
@@ -137,18 +135,18 @@ template <typename T>
 void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row,
                                           ValuesPtr<T> x, std::uint32_t depth, Cycle ready, XStash stash,
                                           Phase phase) {
-  passes(phase).at(wf).stash = stash;
+  PassState& pass = passes(phase).at(wf);
+  pass.stash = stash;
   if (prepares_backward(stash)) m_wavefronts.at(wf).backward_stash = stash;
-  receive_lane(engine, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
+  receive_lane(engine, pass, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
   settle(wf);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                            std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth,
-                                            Cycle ready, Phase phase) {
+void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf,
+                                            std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& x,
+                                            std::uint32_t depth, Cycle ready, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  PassState& pass = passes(phase).at(wf);
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col()) {
@@ -196,14 +194,13 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, std::uint32_t w
   jn.have_mine = true;
   jn.depth = std::max(jn.depth, depth);
   jn.ready = std::max(jn.ready, done);
-  join_forward(engine, wf, i, j, phase);
+  join_forward(engine, pass, wf, i, j, phase);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                            std::uint32_t j, Phase phase) {
+void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf,
+                                            std::uint32_t i, std::uint32_t j, Phase phase) {
   const BlockLayout& L = m_spec.layout;
-  PassState& pass = passes(phase).at(wf);
   Join& jn = pass.joins[local(i, j)];
   const bool first = i == L.first_psum_row();
   if (!jn.have_mine || (!first && !jn.have_incoming)) return;
@@ -213,7 +210,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
   jn = Join{};
   --pass.live;
   if (i == L.output_row()) {
-    finish_column(engine, wf, j, sum, depth, ready, phase);
+    finish_column(engine, pass, wf, j, sum, depth, ready, phase);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
     send(engine, pass.live,
@@ -224,11 +221,11 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, std::uint32_t w
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
-                                             const ValuesPtr<T>& sum, std::uint32_t depth, Cycle ready,
-                                             Phase phase) {
+void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pass, std::uint32_t wf,
+                                             std::uint32_t j, const ValuesPtr<T>& sum, std::uint32_t depth,
+                                             Cycle ready, Phase phase) {
   if (m_spec.tangents > 0) {
-    finish_tangent_column(engine, wf, j, sum, depth, ready, phase);
+    finish_tangent_column(engine, pass, wf, j, sum, depth, ready, phase);
     return;
   }
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
@@ -264,9 +261,9 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, std::uint32_t 
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j,
-                                                     const ValuesPtr<T>& sum, std::uint32_t depth,
-                                                     Cycle ready, Phase phase) {
+void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, PassState& pass, std::uint32_t wf,
+                                                     std::uint32_t j, const ValuesPtr<T>& sum,
+                                                     std::uint32_t depth, Cycle ready, Phase phase) {
   // Nothing is stashed: the tangents need act'(Z) only here and now, and no backward pass follows.
   if (prepares_backward(passes(phase).at(wf).stash))
     throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
@@ -379,7 +376,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
         for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
     }
   }
-  receive_dz(engine, wf, m_spec.layout.output_row(), col, dz, depth, ready);
+  receive_dz(engine, ws, wf, m_spec.layout.output_row(), col, dz, depth, ready);
   settle(wf);
 }
 
@@ -406,11 +403,10 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
 // ---- backward ----
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                          std::uint32_t j, const ValuesPtr<T>& dz, std::uint32_t depth,
-                                          Cycle ready) {
+void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+                                          std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& dz,
+                                          std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts.at(wf);
   TileSlice& t = m_tiles[local(i, j)];
   TileState& ts = ws.tiles[local(i, j)];
   if (i != L.first_psum_row()) {
@@ -454,17 +450,16 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, std::uint32_t wf,
     jb.have_mine = true;
     jb.depth = std::max(jb.depth, depth);
     jb.ready = std::max(jb.ready, done);
-    join_backward(engine, wf, i, j);
+    join_backward(engine, ws, wf, i, j);
   }
-  try_weight_gradient(engine, wf, i, j);
+  try_weight_gradient(engine, ws, wf, i, j);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                                   std::uint32_t j, const ValuesPtr<T>& x,
+void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+                                                   std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& x,
                                                    std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts.at(wf);
   if (j != L.exit_col()) {
     send(engine, ws.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
@@ -483,13 +478,12 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, std::uin
     engine.store(m_tiles[local(i, j)].id, StorageCategory::transit, x_bytes(wf, i), m_spec.layer);
     engine.access_sram(m_tiles[local(i, j)].id, x_bytes(wf, i), Phase::backward);
   }
-  try_weight_gradient(engine, wf, i, j);
+  try_weight_gradient(engine, ws, wf, i, j);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                                   std::uint32_t j) {
-  WavefrontState& ws = m_wavefronts.at(wf);
+void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+                                                   std::uint32_t i, std::uint32_t j) {
   TileState& ts = ws.tiles[local(i, j)];
   BackwardState& bs = ts.grad;
   if (!bs.have_dz || !bs.have_x) return;
@@ -512,10 +506,9 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, std::uin
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i,
-                                             std::uint32_t j) {
+void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+                                             std::uint32_t i, std::uint32_t j) {
   const BlockLayout& L = m_spec.layout;
-  WavefrontState& ws = m_wavefronts.at(wf);
   Join& jb = ws.tiles[local(i, j)].backward;
   const bool first = j == L.exit_col();
   if (!jb.have_mine || (!first && !jb.have_incoming)) return;
@@ -542,44 +535,50 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
   const std::uint32_t j = t.col;
   const std::uint32_t wf = m.serial;
   const Cycle now = engine.now();
-  const auto port = static_cast<BlockPort>(m.port);
-  const bool forward =
-      port == BlockPort::lane || port == BlockPort::psum || port == BlockPort::tangent_shadow;
-  --(forward ? passes(m.phase).at(wf).live : m_wavefronts.at(wf).live);  // delivered
-  switch (port) {
-    case BlockPort::lane:
-      receive_lane(engine, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
+  switch (static_cast<BlockPort>(m.port)) {
+    case BlockPort::lane: {
+      PassState& pass = passes(m.phase).at(wf);
+      --pass.live;  // delivered
+      receive_lane(engine, pass, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
       break;
+    }
     case BlockPort::psum: {
       PassState& pass = passes(m.phase).at(wf);
       Join& jn = pass.joins[m.slot];
-      if (!jn.have_mine) ++pass.live;  // the join starts holding
+      if (jn.have_mine) --pass.live;  // delivered into a join that holds already
       jn.incoming = values_of<T>(m);
       jn.have_incoming = true;
       jn.depth = std::max(jn.depth, m.depth);
       jn.ready = std::max(jn.ready, now);
-      join_forward(engine, wf, i, j, m.phase);
+      join_forward(engine, pass, wf, i, j, m.phase);
       break;
     }
-    case BlockPort::grad_column:
-      receive_dz(engine, wf, i, j, values_of<T>(m), m.depth, now);
+    case BlockPort::tangent_shadow:
+      --passes(m.phase).at(wf).live;  // only counted: the values rode in the primal message
       break;
+    case BlockPort::grad_column: {
+      WavefrontState& ws = m_wavefronts.at(wf);
+      --ws.live;
+      receive_dz(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
+      break;
+    }
     case BlockPort::grad_share: {
       WavefrontState& ws = m_wavefronts.at(wf);
       Join& jb = ws.tiles[m.slot].backward;
-      if (!jb.have_mine) ++ws.live;  // the join starts holding
+      if (jb.have_mine) --ws.live;  // delivered into a join that holds already
       jb.incoming = values_of<T>(m);
       jb.have_incoming = true;
       jb.depth = std::max(jb.depth, m.depth);
       jb.ready = std::max(jb.ready, now);
-      join_backward(engine, wf, i, j);
+      join_backward(engine, ws, wf, i, j);
       break;
     }
-    case BlockPort::rebroadcast:
-      receive_rebroadcast(engine, wf, i, j, values_of<T>(m), m.depth, now);
+    case BlockPort::rebroadcast: {
+      WavefrontState& ws = m_wavefronts.at(wf);
+      --ws.live;
+      receive_rebroadcast(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
       break;
-    case BlockPort::tangent_shadow:
-      break;  // only counted: the values rode in the primal message
+    }
     default:
       throw std::logic_error("block: unknown port");
   }

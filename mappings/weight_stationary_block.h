@@ -234,14 +234,15 @@ class WeightStationaryBlock {
   // Gives the wavefront's slots back once nothing keeps them in flight (end of every public entry point).
   void settle(std::uint32_t wf);
 
-  void receive_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+  void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
-  void join_forward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+  void join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     sim::Phase phase);
-  void finish_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, const ValuesPtr<T>& sum,
-                     std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
-  void finish_tangent_column(sim::Engine& engine, std::uint32_t wf, std::uint32_t j, const ValuesPtr<T>& sum,
-                             std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  void finish_column(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t j,
+                     const ValuesPtr<T>& sum, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
+  void finish_tangent_column(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t j,
+                             const ValuesPtr<T>& sum, std::uint32_t depth, sim::Cycle ready,
+                             sim::Phase phase);
   // Adds X V_k (X: the primal rows of `x`) to tangent k's rows of `partial`, for every k.
   void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
                             sim::Matrix<T>& partial) const;
@@ -250,12 +251,14 @@ class WeightStationaryBlock {
                            std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
                            std::uint64_t primal_bytes, sim::Phase phase, std::uint32_t depth,
                            sim::Cycle ready) const;
-  void receive_dz(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+  void receive_dz(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                   const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
-  void receive_rebroadcast(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                           const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
-  void try_weight_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
-  void join_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t i, std::uint32_t j);
+  void receive_rebroadcast(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+                           std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
+  void try_weight_gradient(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+                           std::uint32_t j);
+  void join_backward(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+                     std::uint32_t j);
 
   BlockSpec m_spec;
   const sim::Grid& m_grid;
