@@ -46,14 +46,6 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::settle(std::uint32_t wf) {
-  if (const PassState* p = m_first_passes.find(wf); p != nullptr && p->live == 0) m_first_passes.release(wf);
-  if (const PassState* p = m_recomputations.find(wf); p != nullptr && p->live == 0)
-    m_recomputations.release(wf);
-  if (const WavefrontState* w = m_wavefronts.find(wf); w != nullptr && w->live == 0) m_wavefronts.release(wf);
-}
-
-template <typename T>
 std::uint64_t WeightStationaryBlock<T>::x_bytes(std::uint32_t wf, std::uint32_t i) const {
   return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_rows[i].size;
 }
@@ -139,7 +131,7 @@ void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf,
   pass.stash = stash;
   if (prepares_backward(stash)) m_wavefronts.at(wf).backward_stash = stash;
   receive_lane(engine, pass, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
-  settle(wf);
+  settle(passes(phase), pass, wf);
 }
 
 template <typename T>
@@ -377,7 +369,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
     }
   }
   receive_dz(engine, ws, wf, m_spec.layout.output_row(), col, dz, depth, ready);
-  settle(wf);
+  settle(m_wavefronts, ws, wf);
 }
 
 template <typename T>
@@ -395,7 +387,7 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
     lane.checkpoint_x.reset();
     lane.has_checkpoint = false;
     --ws->live;
-    settle(wf);
+    settle(m_wavefronts, *ws, wf);
   }
   return x;
 }
@@ -540,7 +532,8 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       PassState& pass = passes(m.phase).at(wf);
       --pass.live;  // delivered
       receive_lane(engine, pass, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
-      break;
+      settle(passes(m.phase), pass, wf);
+      return;
     }
     case BlockPort::psum: {
       PassState& pass = passes(m.phase).at(wf);
@@ -551,16 +544,21 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       jn.depth = std::max(jn.depth, m.depth);
       jn.ready = std::max(jn.ready, now);
       join_forward(engine, pass, wf, i, j, m.phase);
-      break;
+      settle(passes(m.phase), pass, wf);
+      return;
     }
-    case BlockPort::tangent_shadow:
-      --passes(m.phase).at(wf).live;  // only counted: the values rode in the primal message
-      break;
+    case BlockPort::tangent_shadow: {  // only counted: the values rode in the primal message
+      PassState& pass = passes(m.phase).at(wf);
+      --pass.live;
+      settle(passes(m.phase), pass, wf);
+      return;
+    }
     case BlockPort::grad_column: {
       WavefrontState& ws = m_wavefronts.at(wf);
       --ws.live;
       receive_dz(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
-      break;
+      settle(m_wavefronts, ws, wf);
+      return;
     }
     case BlockPort::grad_share: {
       WavefrontState& ws = m_wavefronts.at(wf);
@@ -571,18 +569,18 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       jb.depth = std::max(jb.depth, m.depth);
       jb.ready = std::max(jb.ready, now);
       join_backward(engine, ws, wf, i, j);
-      break;
+      settle(m_wavefronts, ws, wf);
+      return;
     }
     case BlockPort::rebroadcast: {
       WavefrontState& ws = m_wavefronts.at(wf);
       --ws.live;
       receive_rebroadcast(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
-      break;
+      settle(m_wavefronts, ws, wf);
+      return;
     }
-    default:
-      throw std::logic_error("block: unknown port");
   }
-  settle(wf);
+  throw std::logic_error("block: unknown port");
 }
 
 template <typename T>

@@ -231,8 +231,12 @@ class WeightStationaryBlock {
   WavefrontSlots<PassState>& passes(sim::Phase phase) {
     return phase == sim::Phase::recompute ? m_recomputations : m_first_passes;
   }
-  // Gives the wavefront's slots back once nothing keeps them in flight (end of every public entry point).
-  void settle(std::uint32_t wf);
+  // Gives `state`'s slot back once nothing keeps it in flight; called at the end of every public entry
+  // point. A nested entry point may have given the slot back already (and another wavefront taken it).
+  template <typename State>
+  static void settle(WavefrontSlots<State>& slots, State& state, std::uint32_t wf) {
+    if (state.live == 0 && slots.find(wf) == &state) slots.release(wf);
+  }
 
   void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
