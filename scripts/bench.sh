@@ -39,20 +39,25 @@ rate() {
   echo "events $e  wall_seconds(median of $REPS) $wm  events_per_second $(awk -v e="$e" -v w="$wm" 'BEGIN{printf "%.4g", e/w}')"
 }
 
-# configs/seed-grid.ini under every exact schedule that runs on an mlp (reversible needs
-# model.kind=reversible, so it cannot run on this config), on one thread and on two.
+# Every exact schedule at the seed grid's scale: configs/seed-grid.ini under the exact schedules of an mlp,
+# and configs/seed-grid-reversible.ini (the same machine and workload with a reversible model, which the
+# reversible schedule needs) under forward and reversible; on one thread and on two. A repetition's time
+# is the two processes' wall clock added; its memory the larger peak RSS.
 seed() {
   local schedules=forward,backprop,checkpoint,revolve
   for threads in 1 2; do
-    echo "## seed-grid: $schedules, sim.threads=$threads"
+    echo "## seed-grid: $schedules + seed-grid-reversible: forward,reversible, sim.threads=$threads"
     local w=() m=()
     for r in $(seq "$REPS"); do
-      read -r ws rss < <(timed "$OUT/seed.$threads.$r.txt" "$SIM" run --config configs/seed-grid.ini \
+      read -r w1 m1 < <(timed "$OUT/seed.$threads.$r.txt" "$SIM" run --config configs/seed-grid.ini \
         --schedule "$schedules" --sim.threads="$threads" --out "$OUT/seed.h5")
-      w+=("$ws"); m+=("$rss")
+      read -r w2 m2 < <(timed "$OUT/seedrev.$threads.$r.txt" "$SIM" run \
+        --config configs/seed-grid-reversible.ini --sim.threads="$threads" --out "$OUT/seedrev.h5")
+      w+=("$(awk -v a="$w1" -v b="$w2" 'BEGIN{print a + b}')")
+      m+=("$(( m1 > m2 ? m1 : m2 ))")
     done
-    grep -E '^(metric|events|wall_seconds) ' "$OUT/seed.$threads.$REPS.txt"
-    echo "process wall_seconds(median) $(printf '%s\n' "${w[@]}" | median)  peak_rss_MB(max) $(printf '%s\n' "${m[@]}" | sort -g | tail -1 | awk '{printf "%.0f", $1/1024}')"
+    grep -E '^(metric|events|wall_seconds) ' "$OUT/seed.$threads.$REPS.txt" "$OUT/seedrev.$threads.$REPS.txt"
+    echo "both processes wall_seconds(median) $(printf '%s\n' "${w[@]}" | median)  peak_rss_MB(max) $(printf '%s\n' "${m[@]}" | sort -g | tail -1 | awk '{printf "%.0f", $1/1024}')"
   done
 }
 
