@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace spatialsim::sim {
 
@@ -13,20 +14,21 @@ Engine::Engine(const Grid& grid, const MachineTiming& timing)
       m_link_free_at(timing.link_bytes_per_cycle != 0 ? grid.link_count() : 0, 0),
       m_tile_free_at(timing.flops_per_cycle != 0 ? grid.tile_count() : 0, 0) {}
 
-std::uint32_t Engine::hops_of(const Message& m) const {
+std::uint32_t Engine::host_hops_of(const Message& m) const {
   if (m.src == kHostTile && m.dst == kHostTile) throw std::logic_error("engine: host to host message");
-  if (m.src == kHostTile) return m_grid.host_hops(m.dst);
-  if (m.dst == kHostTile) return m_grid.host_hops(m.src);
-  return m_grid.hops(m.src, m.dst);
+  return m_grid.host_hops(m.src == kHostTile ? m.dst : m.src);
 }
 
-Cycle Engine::arrival(const Message& m, Cycle depart, std::uint32_t hops) {
-  const Cycle bw = m_timing.link_bytes_per_cycle;
-  // Latency-only links, and host links (outside the grid, not modelled for contention).
-  if (bw == 0 || m.src == kHostTile || m.dst == kHostTile) return depart + hops * m_timing.hop_latency;
+void Engine::throw_in_the_past(const char* what) {
+  throw std::logic_error(std::string("engine: ") + what + " in the past");
+}
+
+Cycle Engine::reserve_links(const Message& m, Cycle depart) {
   // Cut-through with finite bandwidth: the head moves one hop per hop_latency once a link is free; each
   // link it crosses stays busy for the message's serialization time; the tail arrives that long after
-  // the head. Links are reserved in the order sends are processed (deterministic).
+  // the head. Links are reserved in the order sends are processed (deterministic). Host links (outside
+  // the grid) are not modelled for contention: send() takes the latency-only path for them.
+  const Cycle bw = m_timing.link_bytes_per_cycle;
   const Cycle serialization = (m.bytes + bw - 1) / bw;
   Cycle head = depart;
   m_grid.for_each_link_on_route(m.src, m.dst, [&](LinkId link) {
@@ -35,31 +37,6 @@ Cycle Engine::arrival(const Message& m, Cycle depart, std::uint32_t hops) {
     head = start + m_timing.hop_latency;
   });
   return head + serialization;
-}
-
-Cycle Engine::send(Message message, Cycle depart) {
-  if (depart < m_now) throw std::logic_error("engine: send departs in the past");
-  const std::uint32_t hops = hops_of(message);
-  const Cycle arrive = arrival(message, depart, hops);
-  const auto p = message.phase;
-  const auto k = message.kind;
-  m_counters.byte_hops.at(p, k) += message.bytes * hops;
-  m_counters.bytes.at(p, k) += message.bytes;
-  m_counters.messages.at(p, k) += 1;
-  if (message.src != kHostTile) {
-    m_tile_counters.bytes_sent[message.src] += message.bytes;
-    m_tile_counters.byte_hops_sent[message.src] += message.bytes * hops;
-  }
-  if (message.dst != kHostTile) m_tile_counters.bytes_received[message.dst] += message.bytes;
-  for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
-  message.depth += hops;
-  m_queue.push(arrive, std::move(message));
-  return arrive;
-}
-
-void Engine::post_local(Message message, Cycle at) {
-  if (at < m_now) throw std::logic_error("engine: timer in the past");
-  m_queue.push(at, std::move(message));
 }
 
 Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready) {
@@ -71,18 +48,6 @@ Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready
   m_tile_free_at[tile] = start + duration;
   m_last_compute_end = std::max(m_last_compute_end, start + duration);
   return start + duration;
-}
-
-void Engine::store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group) {
-  m_ledger.add(tile, category, bytes, m_now);
-  for (EngineObserver* o : m_observers)
-    o->on_storage(tile, category, static_cast<std::int64_t>(bytes), group, m_now);
-}
-
-void Engine::release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group) {
-  m_ledger.release(tile, category, bytes, m_now);
-  for (EngineObserver* o : m_observers)
-    o->on_storage(tile, category, -static_cast<std::int64_t>(bytes), group, m_now);
 }
 
 void Engine::run() {

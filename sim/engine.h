@@ -63,9 +63,34 @@ class Engine {
   // Sends `message` leaving its source at `depart` (>= now). Counts bytes and byte-hops under the
   // message's phase and kind, and schedules its delivery. src or dst may be kHostTile (grid-edge I/O).
   // Returns the arrival cycle.
-  Cycle send(Message message, Cycle depart);
+  // Inline: every event sends about one message.
+  Cycle send(Message message, Cycle depart) {
+    if (depart < m_now) throw_in_the_past("send departs");
+    const std::uint32_t hops = hops_of(message);
+    const bool latency_only =
+        m_timing.link_bytes_per_cycle == 0 || message.src == kHostTile || message.dst == kHostTile;
+    const Cycle arrive = latency_only ? depart + hops * m_timing.hop_latency : reserve_links(message, depart);
+    const std::uint64_t byte_hops = message.bytes * hops;
+    const auto p = message.phase;
+    const auto k = message.kind;
+    m_counters.byte_hops.at(p, k) += byte_hops;
+    m_counters.bytes.at(p, k) += message.bytes;
+    m_counters.messages.at(p, k) += 1;
+    if (message.src != kHostTile) {
+      m_tile_counters.bytes_sent[message.src] += message.bytes;
+      m_tile_counters.byte_hops_sent[message.src] += byte_hops;
+    }
+    if (message.dst != kHostTile) m_tile_counters.bytes_received[message.dst] += message.bytes;
+    for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
+    message.depth += hops;
+    m_queue.push(arrive, std::move(message));
+    return arrive;
+  }
   // Delivers `message` to its own destination at `at` without any traffic: a timer, not a transfer.
-  void post_local(Message message, Cycle at);
+  void post_local(Message message, Cycle at) {
+    if (at < m_now) throw_in_the_past("timer");
+    m_queue.push(at, std::move(message));
+  }
 
   // Performs `flops` on `tile` once its inputs are ready at `ready`; returns the cycle it finishes.
   // A tile computes one thing at a time.
@@ -76,8 +101,16 @@ class Engine {
     m_tile_counters.sram_bytes[tile] += bytes;
   }
   // Storage: written or released at now(). `group` labels the change for observers (a layer, say).
-  void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0);
-  void release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0);
+  void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
+    m_ledger.add(tile, category, bytes, m_now);
+    for (EngineObserver* o : m_observers)
+      o->on_storage(tile, category, static_cast<std::int64_t>(bytes), group, m_now);
+  }
+  void release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
+    m_ledger.release(tile, category, bytes, m_now);
+    for (EngineObserver* o : m_observers)
+      o->on_storage(tile, category, -static_cast<std::int64_t>(bytes), group, m_now);
+  }
   // A value computed without a message (from local inputs) still counts toward depth.
   void note_depth(std::uint32_t stamp) {
     if (stamp > m_counters.depth) m_counters.depth = stamp;
@@ -95,8 +128,14 @@ class Engine {
   const TileCounters& tile_counters() const { return m_tile_counters; }
 
  private:
-  std::uint32_t hops_of(const Message& m) const;
-  Cycle arrival(const Message& m, Cycle depart, std::uint32_t hops);
+  std::uint32_t hops_of(const Message& m) const {
+    if (m.src != kHostTile && m.dst != kHostTile) return m_grid.hops(m.src, m.dst);
+    return host_hops_of(m);
+  }
+  std::uint32_t host_hops_of(const Message& m) const;
+  // Finite-bandwidth links: reserves the links of the route; returns the arrival of the tail.
+  Cycle reserve_links(const Message& m, Cycle depart);
+  [[noreturn]] static void throw_in_the_past(const char* what);
 
   const Grid& m_grid;
   MachineTiming m_timing;

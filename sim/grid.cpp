@@ -13,6 +13,8 @@ std::string_view name(Topology t) {
 Grid::Grid(std::uint32_t width, std::uint32_t height, Topology topology)
     : m_width(width), m_height(height), m_topology(topology), m_graph(width * height) {
   if (width == 0 || height == 0) throw std::invalid_argument("grid: width and height must be positive");
+  m_coords.reserve(std::size_t{width} * height);
+  for (TileId t = 0; t < width * height; ++t) m_coords.push_back(coord(t));
   // One undirected edge per physical neighbour pair; on a torus the wrap links join the opposite edges
   // (a ring of 2 would duplicate the link, a ring of 1 would make a self loop: both are left out).
   for (std::uint32_t y = 0; y < height; ++y) {
@@ -38,9 +40,7 @@ std::int32_t Grid::signed_steps(std::int32_t from, std::int32_t to, std::uint32_
   return forward <= backward ? forward : -backward;
 }
 
-std::uint32_t Grid::hops(TileId from, TileId to) const {
-  const Coord a = coord(from);
-  const Coord b = coord(to);
+std::uint32_t Grid::torus_hops(Coord a, Coord b) const {
   return static_cast<std::uint32_t>(std::abs(signed_steps(a.x, b.x, m_width)) +
                                     std::abs(signed_steps(a.y, b.y, m_height)));
 }

@@ -14,6 +14,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "sim/types.h"
 
@@ -53,7 +54,15 @@ class Grid {
            c.y < static_cast<std::int32_t>(m_height);
   }
 
-  std::uint32_t hops(TileId from, TileId to) const;
+  // On the event path (once per message): coordinates from a table, no division.
+  std::uint32_t hops(TileId from, TileId to) const {
+    const Coord a = m_coords[from];
+    const Coord b = m_coords[to];
+    if (m_topology == Topology::mesh)
+      return static_cast<std::uint32_t>((a.x > b.x ? a.x - b.x : b.x - a.x) +
+                                        (a.y > b.y ? a.y - b.y : b.y - a.y));
+    return torus_hops(a, b);
+  }
 
   // Hops from the host into tile `t`: the host sits outside the grid edge, and a message enters through
   // the edge tile nearest to `t` (one hop across the edge link, then the route inside).
@@ -71,6 +80,7 @@ class Grid {
   const Graph& graph() const { return m_graph; }
 
  private:
+  std::uint32_t torus_hops(Coord a, Coord b) const;
   // Signed number of steps along one dimension (positive = east/south) on the configured topology.
   std::int32_t signed_steps(std::int32_t from, std::int32_t to, std::uint32_t extent) const;
 
@@ -92,6 +102,7 @@ class Grid {
   std::uint32_t m_width;
   std::uint32_t m_height;
   Topology m_topology;
+  std::vector<Coord> m_coords;  // per tile
   Graph m_graph;
 };
 

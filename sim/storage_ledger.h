@@ -30,8 +30,30 @@ class StorageLedger {
  public:
   explicit StorageLedger(std::uint32_t tile_count, std::uint64_t capacity_bytes_per_tile = 0);
 
-  void add(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now);
-  void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now);
+  // On the event path (several times per event): inline, with the rare cases out of line.
+  void add(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
+    check_time(now);
+    const std::size_t c = index(category);
+    TileState& t = m_tiles[tile];
+    t.held[c] += bytes;
+    t.all += bytes;
+    m_total[c] += bytes;
+    m_weighted[c] -= bytes * now;
+    if (t.held[c] > t.peak[c]) t.peak[c] = t.held[c];
+    if (t.held[c] > m_peak_tile[c]) m_peak_tile[c] = t.held[c];
+    if (m_total[c] > m_peak_total[c]) m_peak_total[c] = m_total[c];
+    if (m_capacity != 0 && t.all > m_capacity) record_overflow(tile, category, now);
+  }
+  void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
+    check_time(now);
+    const std::size_t c = index(category);
+    TileState& t = m_tiles[tile];
+    if (t.held[c] < bytes) throw_over_release(tile, category, bytes);
+    t.held[c] -= bytes;
+    t.all -= bytes;
+    m_total[c] -= bytes;
+    m_weighted[c] += bytes * now;
+  }
   // Closes the time integrals at `end` (the makespan). Further changes are a program error.
   void finish(Cycle end);
 
@@ -39,8 +61,8 @@ class StorageLedger {
     return m_tiles[tile].held[index(category)];
   }
   std::uint64_t total(StorageCategory category) const { return m_total[index(category)]; }
-  // Integral over time of the total held in `category` (byte-cycles).
-  std::uint64_t byte_cycles(StorageCategory category) const { return m_byte_cycles[index(category)]; }
+  // Integral over time of the total held in `category` (byte-cycles). Final after finish().
+  std::uint64_t byte_cycles(StorageCategory category) const { return m_weighted[index(category)]; }
   std::uint64_t peak_total(StorageCategory category) const { return m_peak_total[index(category)]; }
   std::uint64_t peak_tile(StorageCategory category) const { return m_peak_tile[index(category)]; }
   std::uint64_t peak_of_tile(TileId tile, StorageCategory category) const {
@@ -56,12 +78,21 @@ class StorageLedger {
     std::uint64_t all = 0;
     std::int64_t overflow_index = -1;
   };
-  void advance_to(Cycle now);
+  void check_time(Cycle now) {
+    if (now < m_last_change || m_finished) throw_bad_time();
+    m_last_change = now;
+  }
+  [[noreturn]] void throw_bad_time() const;
+  [[noreturn]] void throw_over_release(TileId tile, StorageCategory category, std::uint64_t bytes) const;
+  void record_overflow(TileId tile, StorageCategory category, Cycle now);
 
   std::vector<TileState> m_tiles;
   std::uint64_t m_capacity;
   std::array<std::uint64_t, kStorageCategoryCount> m_total{};
-  std::array<std::uint64_t, kStorageCategoryCount> m_byte_cycles{};
+  // The integral of the total over time, kept without stepping through time: each byte adds
+  // (release cycle - store cycle), so a store subtracts bytes * now and a release (or finish) adds it.
+  // Unsigned arithmetic wraps, and the final value is exact (it is a sum of non-negative terms).
+  std::array<std::uint64_t, kStorageCategoryCount> m_weighted{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_tile{};
   std::vector<StorageOverflow> m_overflows;
