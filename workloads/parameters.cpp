@@ -1,5 +1,7 @@
 #include "workloads/parameters.h"
 
+#include <tbb/parallel_for.h>
+
 #include <cmath>
 
 #include "workloads/random.h"
@@ -9,7 +11,9 @@ namespace spatialsim::workloads {
 NetworkParameters init_parameters(const ModelSpec& model, std::uint64_t seed) {
   const std::vector<DenseLayerShape> shapes = model.dense_layers();
   NetworkParameters params(shapes.size());
-  for (std::uint32_t l = 0; l < shapes.size(); ++l) {
+  // Each layer draws from its own stream, in the same order whichever thread draws it: the weights are
+  // bit-identical on any number of threads (the caller's tbb::global_control, sim.threads, bounds them).
+  tbb::parallel_for(std::size_t{0}, shapes.size(), [&](std::size_t l) {
     const std::uint32_t d_in = shapes[l].d_in;
     const std::uint32_t d_out = shapes[l].d_out;
     Random rng(seed, 1000 + l);  // one stream per layer: changing depth keeps earlier layers' weights
@@ -17,7 +21,7 @@ NetworkParameters init_parameters(const ModelSpec& model, std::uint64_t seed) {
     params[l].weights = sim::Matrix<double>(d_in, d_out);
     for (double& w : params[l].weights.values()) w = scale * rng.normal();
     if (model.bias) params[l].bias.assign(d_out, 0.0);
-  }
+  });
   return params;
 }
 
