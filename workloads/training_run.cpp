@@ -69,7 +69,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     }
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
-    if (with_values && step == 0 && schedule.runs_backward())
+    if (with_values && step == 0 && schedule.runs_backward() && options.first_step_gradients)
       result.first_step_gradients = program.gradients();
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
@@ -120,7 +120,7 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
 
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
                                      const std::vector<std::string>& schedules,
-                                     std::span<StepObserver* const> observers) {
+                                     std::span<StepObserver* const> observers, bool first_step_gradients) {
   if (!observers.empty() && observers.size() != schedules.size())
     throw std::invalid_argument("run_schedules: " + std::to_string(observers.size()) + " observers for " +
                                 std::to_string(schedules.size()) +
@@ -131,7 +131,8 @@ std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& c
     limit =
         std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
   tbb::parallel_for(std::size_t{0}, schedules.size(), [&](std::size_t k) {
-    const RunOptions options{.observer = observers.empty() ? nullptr : observers[k]};
+    const RunOptions options{.observer = observers.empty() ? nullptr : observers[k],
+                             .first_step_gradients = first_step_gradients};
     results[k] = run_schedule(setup, config, schedules[k], options);
   });
   return results;
