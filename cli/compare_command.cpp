@@ -106,7 +106,7 @@ class CompareCommand final : public Command {
     }
 
     const std::vector<workloads::RunResult> results =
-        workloads::run_schedules(setup, config, schedules, {}, /*first_step_gradients=*/false);
+        workloads::run_schedules(setup, config, schedules, {}, /*for_checks=*/false);
     const std::vector<analysis::InflightScaling> scaling =
         scaling_plan ? run_scaling(*scaling_plan) : std::vector<analysis::InflightScaling>{};
     const analysis::ByteHopsBaseline baseline = analysis::byte_hops_baseline(results);

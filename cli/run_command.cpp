@@ -176,7 +176,7 @@ class RunCommand final : public Command {
 
     const std::vector<workloads::RunResult> results =
         workloads::run_schedules(setup, config, schedules, traces.observers(),
-                                 /*first_step_gradients=*/check || export_check);
+                                 /*for_checks=*/check || export_check);
 
     analysis::write_setup_header(std::cout, setup);
     std::cout << '\n';

@@ -1,6 +1,6 @@
 // The run's set-up: init_parameters draws the same weights on any number of threads (one stream per layer,
 // row-major within it); loading them onto the tiles and assembling them back is exact, on uneven splits;
-// RunOptions::first_step_gradients = false skips only the assembled gradients.
+// RunOptions::for_checks = false keeps no fp64 copies and changes nothing else.
 #include <tbb/global_control.h>
 
 #include <cmath>
@@ -71,6 +71,17 @@ TEST(InitParameters, PinnedValues) {
   EXPECT_EQ(p[1].weights(0, 1), (1.0 / std::sqrt(3.0)) * -0.29245510549162762);  // layer 1's second draw
 }
 
+TEST(InitParameters, OneLayerIntoAReusedBufferIsThatLayer) {
+  const RunSetup setup = setup_from_config(config_with({"--model.widths=6,9,9,4"}));
+  const NetworkParameters whole = init_parameters(setup.model, setup.seed);
+  const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
+  LayerParameters buffer;
+  for (std::uint32_t l = 0; l < shapes.size(); ++l) {  // 6x9, then 9x9, then 9x4: reused once, resized
+    init_layer_parameters(setup.model, setup.seed, l, shapes[l], buffer);
+    EXPECT_TRUE(same_bits(NetworkParameters{buffer}, NetworkParameters{whole[l]})) << "layer " << l;
+  }
+}
+
 template <typename T>
 void expect_load_then_collect_is_exact() {
   // 9 -> 14 -> 6 on 2x3 blocks: uneven row and column ranges on every layer.
@@ -110,21 +121,23 @@ TEST(LoadParameters, LoadThenCollectIsExactFp64) {
   expect_load_then_collect_is_exact<double>();
 }
 
-TEST(FirstStepGradients, SkippedOnRequestWithEverythingElseUnchanged) {
+TEST(ForChecks, OffKeepsNoFp64CopiesAndChangesNothingElse) {
   const sim::Config config = config_with({"--model.widths=12,16,8", "--mapping.block=2x2", "--step.tokens=8",
                                           "--step.wavefront=4", "--train.steps=2", "--sim.arith=fp32"});
   const RunSetup setup = setup_from_config(config);
   const RunResult with = run_schedule(setup, config, "backprop");
-  const RunResult without = run_schedule(setup, config, "backprop", {.first_step_gradients = false});
+  const RunResult without = run_schedule(setup, config, "backprop", {.for_checks = false});
   ASSERT_EQ(with.first_step_gradients.size(), 2u);
   EXPECT_TRUE(without.first_step_gradients.empty());
+  EXPECT_TRUE(without.initial_parameters.empty());
   EXPECT_TRUE(with.counters == without.counters);
   EXPECT_TRUE(same_bits(with.loss_per_step, without.loss_per_step));
-  EXPECT_TRUE(same_bits(with.initial_parameters, without.initial_parameters));
+  ASSERT_EQ(with.initial_parameters.size(), 2u);
   EXPECT_TRUE(same_bits(with.first_step_outputs.values(), without.first_step_outputs.values()));
 
   const std::vector<RunResult> plain = run_schedules(setup, config, {"backprop", "forward"}, {}, false);
   EXPECT_TRUE(plain[0].first_step_gradients.empty());
+  EXPECT_TRUE(plain[1].initial_parameters.empty());
   EXPECT_TRUE(same_bits(plain[0].loss_per_step, with.loss_per_step));
   const std::vector<RunResult> checked = run_schedules(setup, config, {"backprop"});
   EXPECT_TRUE(same_bits(checked[0].first_step_gradients, with.first_step_gradients));
