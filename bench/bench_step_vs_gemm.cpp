@@ -5,8 +5,11 @@
 //
 // Usage:
 //   build/bench_step_vs_gemm [--block=4x4] [--wavefront=128] [--repetitions=5]
-// Also prints the marginal cost of one more step (steps = 3 minus steps = 1, halved), without the set-up.
-// Prints both medians and their ratio. OpenBLAS's own thread count (OPENBLAS_NUM_THREADS) applies to both.
+// Also prints the marginal cost of one more step (steps = 3 minus steps = 1, halved), without the set-up,
+// and the one-step run that also keeps what the gradient checks read (the initial weights and the first
+// step's gradients as whole fp64 matrices), as `spatialsim run --check` or `--export-check` does
+// (RunOptions::for_checks; a plain run does not).
+// Prints the medians and their ratios. OpenBLAS's own thread count (OPENBLAS_NUM_THREADS) applies to both.
 
 #include <cblas.h>
 
@@ -46,7 +49,7 @@ struct StepTiming {
   std::uint64_t events = 0;
 };
 
-StepTiming simulated_run(const std::string& block, const std::string& wavefront, int steps) {
+StepTiming simulated_run(const std::string& block, const std::string& wavefront, int steps, bool for_checks) {
   sim::Config config = cli::default_config();
   std::string widths = std::to_string(kWidth);
   for (int l = 0; l < kLayers; ++l) {
@@ -63,8 +66,9 @@ StepTiming simulated_run(const std::string& block, const std::string& wavefront,
     config.set(key, value, "bench");
   const workloads::RunSetup setup = workloads::setup_from_config(config);
   StepTiming t;
-  t.wall_seconds =
-      seconds([&] { t.events = workloads::run_schedule(setup, config, "backprop").counters.events; });
+  const workloads::RunOptions options{.for_checks = for_checks};
+  t.wall_seconds = seconds(
+      [&] { t.events = workloads::run_schedule(setup, config, "backprop", options).counters.events; });
   return t;
 }
 
@@ -114,18 +118,20 @@ int main(int argc, char** argv) {
 
   gemm_step(w, act, grad, grad_next, dw);  // warm-up: OpenBLAS threads and buffers
   // sim_s: run_schedule with train.steps = 1, everything included (building the blocks, drawing the
-  // weights and the data, the step, the update). marginal_s: (steps = 3) - (steps = 1), halved: what one
-  // more step costs once the run is set up (its data, the step and the update).
-  std::vector<double> sim_s, marginal_s, gemm_s;
+  // weights and the data, the step, the update), as a run without checks does it. marginal_s: (steps = 3)
+  // - (steps = 1), halved: what one more step costs once the run is set up (its data, the step and the
+  // update). checked_s: sim_s keeping the fp64 weights and gradients, as a run with --check does it.
+  std::vector<double> sim_s, marginal_s, checked_s, gemm_s;
   std::uint64_t events = 0;
   for (int r = 0; r < repetitions; ++r) {  // interleaved, so that a load change hits all alike
-    const StepTiming t = simulated_run(block, wavefront, 1);
+    const StepTiming t = simulated_run(block, wavefront, 1, false);
     sim_s.push_back(t.wall_seconds);
     events = t.events;
     gemm_s.push_back(gemm_step(w, act, grad, grad_next, dw));
-    marginal_s.push_back(0.5 * (simulated_run(block, wavefront, 3).wall_seconds - t.wall_seconds));
+    marginal_s.push_back(0.5 * (simulated_run(block, wavefront, 3, false).wall_seconds - t.wall_seconds));
+    checked_s.push_back(simulated_run(block, wavefront, 1, true).wall_seconds);
   }
-  const double s = median(sim_s), m = median(marginal_s), g = median(gemm_s);
+  const double s = median(sim_s), m = median(marginal_s), c = median(checked_s), g = median(gemm_s);
   const double flops = 3.0 * 2.0 * kLayers * double{kTokens} * kWidth * kWidth;
   std::printf("block %s, wavefront %s tokens (%d wavefronts), %d repetitions\n", block.c_str(),
               wavefront.c_str(), kTokens / std::stoi(wavefront), repetitions);
@@ -133,7 +139,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(events), static_cast<double>(events) / s);
   std::printf("whole-matrix GEMMs: median %.4f s (%.1f GFLOP/s)\n", g, flops / g * 1e-9);
   std::printf("one more simulated step (steps=3 minus steps=1, halved): median %.4f s\n", m);
+  std::printf("simulated step keeping the fp64 weights and gradients (as --check): median %.4f s\n", c);
   std::printf("ratio simulated / GEMM: %.3f (target <= 2)\n", s / g);
   std::printf("ratio marginal step / GEMM: %.3f\n", m / g);
+  std::printf("ratio simulated as --check / GEMM: %.3f\n", c / g);
   return 0;
 }

@@ -105,7 +105,8 @@ class CompareCommand final : public Command {
       throw sim::ConfigError("out", e.what());
     }
 
-    const std::vector<workloads::RunResult> results = workloads::run_schedules(setup, config, schedules);
+    const std::vector<workloads::RunResult> results =
+        workloads::run_schedules(setup, config, schedules, {}, /*for_checks=*/false);
     const std::vector<analysis::InflightScaling> scaling =
         scaling_plan ? run_scaling(*scaling_plan) : std::vector<analysis::InflightScaling>{};
     const analysis::ByteHopsBaseline baseline = analysis::byte_hops_baseline(results);

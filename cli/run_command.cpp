@@ -175,7 +175,8 @@ class RunCommand final : public Command {
     const bool side_by_side = config.get_bool("theory_side_by_side");  // closed forms beside the counters
 
     const std::vector<workloads::RunResult> results =
-        workloads::run_schedules(setup, config, schedules, traces.observers());
+        workloads::run_schedules(setup, config, schedules, traces.observers(),
+                                 /*for_checks=*/check || export_check);
 
     analysis::write_setup_header(std::cout, setup);
     std::cout << '\n';

@@ -79,17 +79,21 @@ void WeightStationaryBlock<T>::load_parameters(const sim::Matrix<double>& weight
   if (weights.rows() != m_spec.d_in || weights.cols() != m_spec.d_out)
     throw std::logic_error("block: weight shape differs from the layer");
   if (!m_spec.with_values) return;
+  if (m_spec.has_bias && bias.size() < m_spec.d_out)
+    throw std::logic_error("block: bias shorter than the layer");
   for (TileSlice& t : m_tiles) {
     const Range I = m_rows[t.row];
     const Range J = m_cols[t.col];
     t.weights = sim::Matrix<T>(I.size, J.size);
-    for (std::uint32_t a = 0; a < I.size; ++a)
-      for (std::uint32_t b = 0; b < J.size; ++b)
-        t.weights(a, b) = static_cast<T>(weights(I.begin + a, J.begin + b));
+    for (std::uint32_t a = 0; a < I.size; ++a) {  // row by row: contiguous on both sides
+      const double* from = weights.row(I.begin + a) + J.begin;
+      std::transform(from, from + J.size, t.weights.row(a), [](double w) { return static_cast<T>(w); });
+    }
     t.bias.clear();
     if (m_spec.has_bias && t.row == m_spec.layout.output_row()) {
       t.bias.resize(J.size);
-      for (std::uint32_t b = 0; b < J.size; ++b) t.bias[b] = static_cast<T>(bias.at(J.begin + b));
+      std::transform(bias.begin() + J.begin, bias.begin() + J.begin + J.size, t.bias.begin(),
+                     [](double b) { return static_cast<T>(b); });
     }
   }
   zero_gradients();
@@ -594,10 +598,10 @@ void WeightStationaryBlock<T>::assemble(sim::Matrix<T> TileSlice::*slice,
     const Range I = m_rows[t.row];
     const Range J = m_cols[t.col];
     const sim::Matrix<T>& w = t.*slice;
-    for (std::uint32_t a = 0; a < I.size; ++a)
-      for (std::uint32_t b = 0; b < J.size; ++b) weights(I.begin + a, J.begin + b) = w(a, b);
+    for (std::uint32_t a = 0; a < I.size; ++a)  // row by row: contiguous on both sides
+      std::copy(w.row(a), w.row(a) + J.size, weights.row(I.begin + a) + J.begin);
     const std::vector<T>& v = t.*bias_slice;
-    for (std::uint32_t b = 0; b < v.size(); ++b) bias[J.begin + b] = v[b];
+    std::copy(v.begin(), v.end(), bias.begin() + J.begin);
   }
 }
 

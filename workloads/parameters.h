@@ -19,5 +19,9 @@ using NetworkParameters = std::vector<LayerParameters>;
 // Seeded initialisation of every dense layer (ModelSpec::dense_layers, in that order): W ~ N(0,
 // init_gain^2 / d_in), b = 0. Deterministic for (model, seed).
 NetworkParameters init_parameters(const ModelSpec& model, std::uint64_t seed);
+// Layer `layer` of init_parameters (the same numbers) into `out`, reusing its storage when the shape is
+// the same: a run that keeps no fp64 copy draws every layer into one buffer and loads it onto the tiles.
+void init_layer_parameters(const ModelSpec& model, std::uint64_t seed, std::uint32_t layer,
+                           const DenseLayerShape& shape, LayerParameters& out);
 
 }  // namespace spatialsim::workloads

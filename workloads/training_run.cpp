@@ -49,8 +49,23 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   ns.seed = setup.seed;
   Program<T> program(ns, grid, schedule);
   if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
-    result.initial_parameters = init_parameters(setup.model, setup.seed);
-    program.load(result.initial_parameters);
+    bool loaded = false;
+    if constexpr (requires { program.blocks(); }) {
+      if (!options.for_checks) {  // no fp64 copy to keep: one layer's buffer at a time, onto its tiles
+        const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
+        LayerParameters layer;
+        for (std::uint32_t l = 0; l < shapes.size(); ++l) {
+          init_layer_parameters(setup.model, setup.seed, l, shapes[l], layer);
+          program.blocks()[l]->load_parameters(layer.weights, layer.bias);
+        }
+        loaded = true;
+      }
+    }
+    if (!loaded) {
+      NetworkParameters initial = init_parameters(setup.model, setup.seed);
+      program.load(initial);
+      if (options.for_checks) result.initial_parameters = std::move(initial);
+    }
   }
   const auto optimizer = OptimizerRegistry::create(setup.optimizer, config);
   if (schedule.runs_backward()) program.set_optimizer(optimizer.get(), setup.learning_rate);
@@ -69,7 +84,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     }
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
-    if (with_values && step == 0 && schedule.runs_backward())
+    if (with_values && step == 0 && schedule.runs_backward() && options.for_checks)
       result.first_step_gradients = program.gradients();
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
@@ -120,7 +135,7 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
 
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
                                      const std::vector<std::string>& schedules,
-                                     std::span<StepObserver* const> observers) {
+                                     std::span<StepObserver* const> observers, bool for_checks) {
   if (!observers.empty() && observers.size() != schedules.size())
     throw std::invalid_argument("run_schedules: " + std::to_string(observers.size()) + " observers for " +
                                 std::to_string(schedules.size()) +
@@ -131,7 +146,8 @@ std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& c
     limit =
         std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
   tbb::parallel_for(std::size_t{0}, schedules.size(), [&](std::size_t k) {
-    const RunOptions options{.observer = observers.empty() ? nullptr : observers[k]};
+    const RunOptions options{.observer = observers.empty() ? nullptr : observers[k],
+                             .for_checks = for_checks};
     results[k] = run_schedule(setup, config, schedules[k], options);
   });
   return results;

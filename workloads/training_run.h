@@ -8,6 +8,7 @@
 //   r.counters.byte_hops.total();  r.loss_per_step;  r.first_step_gradients[l].weights;
 //   analysis::MessageTraceRecorder trace;                    // any StepObserver (tracing)
 //   run_schedule(setup, config, "backprop", {.observer = &trace});
+//   run_schedule(setup, config, "backprop", {.for_checks = false});  // no gradient check will follow
 
 #include <cstdint>
 #include <optional>
@@ -32,8 +33,9 @@ struct RunResult {
   std::uint32_t grid_height = 0;
   std::vector<double> loss_per_step;  // empty in counting mode
   // The first step, for checks and export (arithmetic mode only).
-  NetworkParameters initial_parameters;
-  NetworkParameters first_step_gradients;  // assembled from the tiles before the update; empty if no backward
+  NetworkParameters initial_parameters;  // empty if RunOptions::for_checks is false
+  // Assembled from the tiles before the update; empty if no backward or RunOptions::for_checks is false.
+  NetworkParameters first_step_gradients;
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
   // Forward-gradient schedules: d_1..d_K of the first step, as the trunk tiles received them (arithmetic
@@ -61,6 +63,12 @@ class StepObserver : public sim::EngineObserver {
 struct RunOptions {
   // Not owned. Null (the default): no observer is attached, so a run without tracing pays nothing for it.
   StepObserver* observer = nullptr;
+  // Whether to keep RunResult::initial_parameters and first_step_gradients (arithmetic mode): whole fp64
+  // d_in x d_out copies per layer that only the gradient checks and their export read
+  // (analysis/gradient_check.h, analysis/check_export.h). False: an mlp's weights are drawn one layer at a
+  // time into one buffer and loaded onto the tiles (the same numbers), and no gradient is assembled.
+  // Callers that never check pass false.
+  bool for_checks = true;
 };
 // ------------------------------------------------------------------------------------------------------
 
@@ -73,8 +81,9 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
 // cores). Each run is independent and deterministic, so the results, returned in the order of
 // `schedules`, do not depend on the thread count. `observers` is empty (none) or holds one observer per
 // schedule, in the same order (null entries allowed); std::invalid_argument otherwise.
+// `for_checks`: RunOptions::for_checks of every run.
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
                                      const std::vector<std::string>& schedules,
-                                     std::span<StepObserver* const> observers = {});
+                                     std::span<StepObserver* const> observers = {}, bool for_checks = true);
 
 }  // namespace spatialsim::workloads
