@@ -22,12 +22,16 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
                      [this] { return PassState{.joins = std::vector<Join>(m_tiles.size())}; }),
       m_recomputations(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
                        [this] { return PassState{.joins = std::vector<Join>(m_tiles.size())}; }),
-      m_wavefronts(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()), [this] {
-        WavefrontState w;
-        w.tiles.resize(m_tiles.size());
-        w.stashed_z.resize(m_spec.layout.cols);
-        w.lanes.resize(m_spec.layout.rows);
-        return w;
+      m_stashes(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
+                [this] {
+                  StashState s;
+                  s.x.resize(m_tiles.size());
+                  s.z.resize(m_spec.layout.cols);
+                  s.lanes.resize(m_spec.layout.rows);
+                  return s;
+                }),
+      m_backward_passes(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()), [this] {
+        return BackwardPassState{.tiles = std::vector<TileBackward>(m_tiles.size())};
       }) {
   const BlockLayout& L = m_spec.layout;
   m_rows = split(m_spec.d_in, L.rows);
@@ -133,7 +137,7 @@ void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf,
                                           Phase phase) {
   PassState& pass = passes(phase).at(wf);
   pass.stash = stash;
-  if (prepares_backward(stash)) m_wavefronts.at(wf).backward_stash = stash;
+  if (prepares_backward(stash)) m_stashes.at(wf).policy = stash;
   receive_lane(engine, pass, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
   settle(passes(phase), pass, wf);
 }
@@ -156,21 +160,21 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const bool keep =
       pass.stash == XStash::replicate || (pass.stash == XStash::entry_only && j == L.entry_col());
   if (keep) {
-    WavefrontState& ws = m_wavefronts.at(wf);
+    StashState& st = m_stashes.at(wf);
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
-    ws.tiles[local(i, j)].stashed_x = x;
-    ++ws.live;
+    st.x[local(i, j)] = x;
+    ++st.live;
   }
   if (pass.stash == XStash::checkpoint && j == L.entry_col()) {
-    WavefrontState& ws = m_wavefronts.at(wf);
-    LaneState& lane = ws.lanes[i];
+    StashState& st = m_stashes.at(wf);
+    LaneState& lane = st.lanes[i];
     if (lane.has_checkpoint) throw std::logic_error("block: a second checkpoint of the same input");
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
     lane.checkpoint_x = x;
     lane.has_checkpoint = true;
-    ++ws.live;
+    ++st.live;
   }
 
   const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
@@ -228,12 +232,12 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
   // The activation derivative needs Z in the backward pass: it stays on the output tile.
-  WavefrontState* ws = nullptr;
-  if (nonlinear && prepares_backward(passes(phase).at(wf).stash)) {
-    ws = &m_wavefronts.at(wf);
+  StashState* st = nullptr;
+  if (nonlinear && prepares_backward(pass.stash)) {
+    st = &m_stashes.at(wf);
     engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
     engine.access_sram(t.id, y_bytes(wf, j), phase);
-    ++ws->live;
+    ++st->live;
   }
   ValuesPtr<T> y = sum;
   if (m_spec.with_values) {
@@ -249,7 +253,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
       T* v = out.data();
       for (std::size_t k = 0; k < out.size(); ++k) v[k] = activate(m_spec.activation, v[k]);
     }
-    if (ws != nullptr) ws->stashed_z[j] = make_values(std::move(z));
+    if (st != nullptr) st->z[j] = make_values(std::move(z));
     y = make_values(std::move(out));
   }
   // Last: the listener may start this wavefront's backward pass here (no reference above survives it).
@@ -344,25 +348,30 @@ void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uin
 template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
-  WavefrontState* found = m_wavefronts.find(wf);
-  if (found == nullptr || !prepares_backward(found->backward_stash))
-    throw std::logic_error("block: backward pass without a stash");
-  WavefrontState& ws = *found;
+  // The stash can be empty already when this is not the first column (entry_only: the lane entries have
+  // done their dW); the running backward pass keeps the policy.
+  StashState* st = m_stashes.find(wf);
+  BackwardPassState* running = m_backward_passes.find(wf);
+  const XStash policy = running != nullptr ? running->policy : st != nullptr ? st->policy : XStash::none;
+  if (!prepares_backward(policy)) throw std::logic_error("block: backward pass without a stash");
+  BackwardPassState& bp = running != nullptr ? *running : m_backward_passes.at(wf);
+  bp.policy = policy;
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   ValuesPtr<T> dz = std::move(dy);
   if (nonlinear) {
+    if (st == nullptr) throw std::logic_error("block: backward pass without its stashed Z");
     engine.access_sram(t.id, y_bytes(wf, col), Phase::backward);
     engine.release(t.id, StorageCategory::stash, y_bytes(wf, col), m_spec.layer);
     if (m_spec.with_values) {
       sim::Matrix<T> g = dz->matrix;
-      const T* z = ws.stashed_z[col]->matrix.data();
+      const T* z = st->z[col]->matrix.data();
       T* v = g.data();
       for (std::size_t k = 0; k < g.size(); ++k) v[k] *= activation_derivative(m_spec.activation, z[k]);
       dz = make_values(std::move(g));
     }
-    ws.stashed_z[col].reset();
-    --ws.live;
+    st->z[col].reset();
+    --st->live;
   }
   if (m_spec.has_bias) {
     engine.access_sram(t.id, 2 * std::uint64_t{m_cols[col].size} * m_spec.bytes.weight, Phase::backward);
@@ -372,17 +381,18 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
         for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
     }
   }
-  receive_dz(engine, ws, wf, m_spec.layout.output_row(), col, dz, depth, ready);
-  settle(m_wavefronts, ws, wf);
+  receive_dz(engine, bp, wf, m_spec.layout.output_row(), col, dz, depth, ready);
+  settle(m_backward_passes, bp, wf);
+  settle_stash(wf);
 }
 
 template <typename T>
 ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std::uint32_t wf,
                                                        std::uint32_t row, bool release) {
-  WavefrontState* ws = m_wavefronts.find(wf);
-  if (ws == nullptr || !ws->lanes.at(row).has_checkpoint)
+  StashState* st = m_stashes.find(wf);
+  if (st == nullptr || !st->lanes.at(row).has_checkpoint)
     throw std::logic_error("block: no checkpoint to restart from");
-  LaneState& lane = ws->lanes[row];
+  LaneState& lane = st->lanes[row];
   const sim::TileId entry = lane_entry_tile(row);
   engine.access_sram(entry, x_bytes(wf, row), Phase::recompute);
   ValuesPtr<T> x = lane.checkpoint_x;
@@ -390,8 +400,8 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
     engine.release(entry, StorageCategory::stash, x_bytes(wf, row), m_spec.layer);
     lane.checkpoint_x.reset();
     lane.has_checkpoint = false;
-    --ws->live;
-    settle(m_wavefronts, *ws, wf);
+    --st->live;
+    settle(m_stashes, *st, wf);
   }
   return x;
 }
@@ -399,34 +409,34 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
 // ---- backward ----
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf,
                                           std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& dz,
                                           std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   TileSlice& t = m_tiles[local(i, j)];
-  TileState& ts = ws.tiles[local(i, j)];
+  TileBackward& tb = bp.tiles[local(i, j)];
   if (i != L.first_psum_row()) {
     const std::uint64_t bytes = y_bytes(wf, j);
-    send(engine, ws.live,
+    send(engine, bp.live,
          message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
                  Phase::backward, depth, dz),
          ready);
   }
-  BackwardState& bs = ts.grad;
-  if (!bs.have_x) ++ws.live;  // the weight-gradient state starts holding
+  BackwardState& bs = tb.grad;
+  if (!bs.have_x) ++bp.live;  // the weight-gradient state starts holding
   bs.dz = dz;
   bs.have_dz = true;
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
-  const XStash stash = ws.backward_stash;
+  const XStash stash = bp.policy;
   if (stash == XStash::replicate || (stash == XStash::entry_only && j == L.entry_col())) {
-    bs.x = ts.stashed_x;
+    bs.x = m_stashes.find(wf)->x[local(i, j)];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;
   }
   if (stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    send(engine, ws.live,
+    send(engine, bp.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
                  MessageKind::rebroadcast, Phase::backward, depth, bs.x),
          ready);
@@ -436,8 +446,8 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, WavefrontState& w
     engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight,
                        Phase::backward);
     const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
-    Join& jb = ts.backward;
-    if (!jb.have_incoming) ++ws.live;  // the join starts holding
+    Join& jb = tb.join;
+    if (!jb.have_incoming) ++bp.live;  // the join starts holding
     if (m_spec.with_values) {
       sim::Matrix<T> share;
       sim::multiply_a_bt(dz->matrix, t.weights, share);
@@ -446,24 +456,24 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, WavefrontState& w
     jb.have_mine = true;
     jb.depth = std::max(jb.depth, depth);
     jb.ready = std::max(jb.ready, done);
-    join_backward(engine, ws, wf, i, j);
+    join_backward(engine, bp, wf, i, j);
   }
-  try_weight_gradient(engine, ws, wf, i, j);
+  try_weight_gradient(engine, bp, wf, i, j);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
-                                                   std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& x,
-                                                   std::uint32_t depth, Cycle ready) {
+void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, BackwardPassState& bp,
+                                                   std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+                                                   const ValuesPtr<T>& x, std::uint32_t depth, Cycle ready) {
   const BlockLayout& L = m_spec.layout;
   if (j != L.exit_col()) {
-    send(engine, ws.live,
+    send(engine, bp.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
                  MessageKind::rebroadcast, Phase::backward, depth, x),
          ready);
   }
-  BackwardState& bs = ws.tiles[local(i, j)].grad;
-  if (!bs.have_dz) ++ws.live;  // the weight-gradient state starts holding
+  BackwardState& bs = bp.tiles[local(i, j)].grad;
+  if (!bs.have_dz) ++bp.live;  // the weight-gradient state starts holding
   bs.x = x;
   bs.have_x = true;
   bs.depth = std::max(bs.depth, depth);
@@ -474,14 +484,13 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Wavefron
     engine.store(m_tiles[local(i, j)].id, StorageCategory::transit, x_bytes(wf, i), m_spec.layer);
     engine.access_sram(m_tiles[local(i, j)].id, x_bytes(wf, i), Phase::backward);
   }
-  try_weight_gradient(engine, ws, wf, i, j);
+  try_weight_gradient(engine, bp, wf, i, j);
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
-                                                   std::uint32_t i, std::uint32_t j) {
-  TileState& ts = ws.tiles[local(i, j)];
-  BackwardState& bs = ts.grad;
+void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, BackwardPassState& bp,
+                                                   std::uint32_t wf, std::uint32_t i, std::uint32_t j) {
+  BackwardState& bs = bp.tiles[local(i, j)].grad;
   if (!bs.have_dz || !bs.have_x) return;
   TileSlice& t = m_tiles[local(i, j)];
   const std::uint64_t xb = x_bytes(wf, i);
@@ -494,30 +503,31 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Wavefron
     engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
   } else if (bs.x_from_stash) {
     engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
-    ts.stashed_x.reset();
-    --ws.live;
+    StashState& st = *m_stashes.find(wf);
+    st.x[local(i, j)].reset();
+    --st.live;
   }
   bs = BackwardState{};
-  --ws.live;
+  --bp.live;
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf,
+void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf,
                                              std::uint32_t i, std::uint32_t j) {
   const BlockLayout& L = m_spec.layout;
-  Join& jb = ws.tiles[local(i, j)].backward;
+  Join& jb = bp.tiles[local(i, j)].join;
   const bool first = j == L.exit_col();
   if (!jb.have_mine || (!first && !jb.have_incoming)) return;
   ValuesPtr<T> sum = first ? std::move(jb.mine) : combine(jb.incoming, jb.mine, T{1});
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
   jb = Join{};
-  --ws.live;
+  --bp.live;
   if (j == L.entry_col()) {
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    send(engine, ws.live,
+    send(engine, bp.live,
          message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
                  Phase::backward, depth, sum),
          ready);
@@ -558,29 +568,31 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       return;
     }
     case BlockPort::grad_column: {
-      WavefrontState& ws = m_wavefronts.at(wf);
-      --ws.live;
-      receive_dz(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
-      settle(m_wavefronts, ws, wf);
+      BackwardPassState& bp = m_backward_passes.at(wf);
+      --bp.live;
+      receive_dz(engine, bp, wf, i, j, values_of<T>(m), m.depth, now);
+      settle(m_backward_passes, bp, wf);
+      settle_stash(wf);
       return;
     }
     case BlockPort::grad_share: {
-      WavefrontState& ws = m_wavefronts.at(wf);
-      Join& jb = ws.tiles[m.slot].backward;
-      if (jb.have_mine) --ws.live;  // delivered into a join that holds already
+      BackwardPassState& bp = m_backward_passes.at(wf);
+      Join& jb = bp.tiles[m.slot].join;
+      if (jb.have_mine) --bp.live;  // delivered into a join that holds already
       jb.incoming = values_of<T>(m);
       jb.have_incoming = true;
       jb.depth = std::max(jb.depth, m.depth);
       jb.ready = std::max(jb.ready, now);
-      join_backward(engine, ws, wf, i, j);
-      settle(m_wavefronts, ws, wf);
+      join_backward(engine, bp, wf, i, j);
+      settle(m_backward_passes, bp, wf);
       return;
     }
     case BlockPort::rebroadcast: {
-      WavefrontState& ws = m_wavefronts.at(wf);
-      --ws.live;
-      receive_rebroadcast(engine, ws, wf, i, j, values_of<T>(m), m.depth, now);
-      settle(m_wavefronts, ws, wf);
+      BackwardPassState& bp = m_backward_passes.at(wf);
+      --bp.live;
+      receive_rebroadcast(engine, bp, wf, i, j, values_of<T>(m), m.depth, now);
+      settle(m_backward_passes, bp, wf);
+      settle_stash(wf);
       return;
     }
   }

@@ -127,10 +127,12 @@ class WeightStationaryBlock {
   // Wavefronts whose state this block holds now, and the most it ever held at once (its slots): the
   // block's per-wavefront memory is bounded by the latter, not by the step's wavefront count.
   std::uint32_t wavefronts_held() const {
-    return m_first_passes.in_use() + m_recomputations.in_use() + m_wavefronts.in_use();
+    return m_first_passes.in_use() + m_recomputations.in_use() + m_stashes.in_use() +
+           m_backward_passes.in_use();
   }
   std::uint32_t wavefront_slots() const {
-    return m_first_passes.capacity() + m_recomputations.capacity() + m_wavefronts.capacity();
+    return m_first_passes.capacity() + m_recomputations.capacity() + m_stashes.capacity() +
+           m_backward_passes.capacity();
   }
 
   // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).
@@ -175,14 +177,9 @@ class WeightStationaryBlock {
     std::uint32_t depth = 0;
     sim::Cycle ready = 0;
   };
-  // A wavefront's state in this block while it is in flight (WavefrontSlots): per tile, per output
-  // column, per lane. `live` counts what keeps it in flight: block messages on their way, joins and
-  // weight-gradient states partly filled, stash entries held. At zero the slot goes back to the pool.
-  struct TileState {
-    ValuesPtr<T> stashed_x;  // X[:, I_i] kept for the backward pass
-    Join backward;           // dX-share join along the row
-    BackwardState grad;
-  };
+  // A wavefront's state in this block is held only while it is in flight (WavefrontSlots), in three
+  // parts with their own lifetimes; `live` counts what keeps each one held (messages on their way, joins
+  // and weight-gradient states partly filled, stash entries), and at zero its slot goes back to the pool.
   struct LaneState {
     ValuesPtr<T> checkpoint_x;    // restart point (XStash::checkpoint)
     bool has_checkpoint = false;  // (payloads are null in counting mode)
@@ -199,15 +196,31 @@ class WeightStationaryBlock {
       live = 0;
     }
   };
-  // What forward passes leave for the backward pass, and the backward pass itself.
-  struct WavefrontState {
-    XStash backward_stash = XStash::none;  // the policy of the pass that prepared the backward pass
-    std::uint32_t live = 0;                // stash held, backward messages on their way, joins holding
-    std::vector<TileState> tiles;
-    std::vector<ValuesPtr<T>> stashed_z;  // per column (output tiles)
-    std::vector<LaneState> lanes;         // per row
+  // What forward passes leave for the backward pass: the simulated machine's own stash, held from the
+  // forward pass that writes it until the backward pass has read it. Small per wavefront, because many
+  // wavefronts hold one at once (about 2L under backprop).
+  struct StashState {
+    XStash policy = XStash::none;  // of the pass that prepared the backward pass
+    std::uint32_t live = 0;        // entries held
+    std::vector<ValuesPtr<T>> x;   // per tile: X[:, I_i]
+    std::vector<ValuesPtr<T>> z;   // per column (output tiles): Z[:, J_j]
+    std::vector<LaneState> lanes;  // per row
     void reset() {
-      backward_stash = XStash::none;
+      policy = XStash::none;
+      live = 0;
+    }
+  };
+  // The backward pass of a wavefront: held only while it runs through this block.
+  struct TileBackward {
+    Join join;  // dX-share join along the row
+    BackwardState grad;
+  };
+  struct BackwardPassState {
+    XStash policy = XStash::none;  // the stash's, from the start of the pass
+    std::uint32_t live = 0;        // messages on their way, joins and dW states holding
+    std::vector<TileBackward> tiles;
+    void reset() {
+      policy = XStash::none;
       live = 0;
     }
   };
@@ -237,6 +250,10 @@ class WeightStationaryBlock {
   static void settle(WavefrontSlots<State>& slots, State& state, std::uint32_t wf) {
     if (state.live == 0 && slots.find(wf) == &state) slots.release(wf);
   }
+  // The stash is emptied by the backward pass's weight gradients (and by the first column's start).
+  void settle_stash(std::uint32_t wf) {
+    if (StashState* st = m_stashes.find(wf); st != nullptr && st->live == 0) m_stashes.release(wf);
+  }
 
   void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
@@ -255,13 +272,13 @@ class WeightStationaryBlock {
                            std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
                            std::uint64_t primal_bytes, sim::Phase phase, std::uint32_t depth,
                            sim::Cycle ready) const;
-  void receive_dz(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                  const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
-  void receive_rebroadcast(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+  void receive_dz(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
+                  std::uint32_t j, const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
+  void receive_rebroadcast(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
                            std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
-  void try_weight_gradient(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+  void try_weight_gradient(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
                            std::uint32_t j);
-  void join_backward(sim::Engine& engine, WavefrontState& ws, std::uint32_t wf, std::uint32_t i,
+  void join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
                      std::uint32_t j);
 
   BlockSpec m_spec;
@@ -272,7 +289,8 @@ class WeightStationaryBlock {
   std::vector<TileSlice> m_tiles;
   WavefrontSlots<PassState> m_first_passes;
   WavefrontSlots<PassState> m_recomputations;
-  WavefrontSlots<WavefrontState> m_wavefronts;
+  WavefrontSlots<StashState> m_stashes;
+  WavefrontSlots<BackwardPassState> m_backward_passes;
   const TangentSource* m_tangent_source = nullptr;
 };
 
