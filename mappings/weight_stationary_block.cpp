@@ -25,8 +25,10 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
       m_stashes(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
                 [this] {
                   StashState s;
-                  s.x.resize(m_tiles.size());
-                  s.z.resize(m_spec.layout.cols);
+                  if (m_spec.with_values) {  // counting mode keeps only what is held, not values
+                    s.x.resize(m_tiles.size());
+                    s.z.resize(m_spec.layout.cols);
+                  }
                   s.lanes.resize(m_spec.layout.rows);
                   return s;
                 }),
@@ -163,7 +165,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
     StashState& st = m_stashes.at(wf);
     engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(t.id, xb, phase);
-    st.x[local(i, j)] = x;
+    if (m_spec.with_values) st.x[local(i, j)] = x;
     ++st.live;
   }
   if (pass.stash == XStash::checkpoint && j == L.entry_col()) {
@@ -370,7 +372,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
       for (std::size_t k = 0; k < g.size(); ++k) v[k] *= activation_derivative(m_spec.activation, z[k]);
       dz = make_values(std::move(g));
     }
-    st->z[col].reset();
+    if (m_spec.with_values) st->z[col].reset();
     --st->live;
   }
   if (m_spec.has_bias) {
@@ -430,7 +432,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   bs.ready = std::max(bs.ready, ready);
   const XStash stash = bp.policy;
   if (stash == XStash::replicate || (stash == XStash::entry_only && j == L.entry_col())) {
-    bs.x = m_stashes.find(wf)->x[local(i, j)];  // held until this tile's dW
+    if (m_spec.with_values) bs.x = m_stashes.find(wf)->x[local(i, j)];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;
   }
@@ -504,7 +506,7 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
   } else if (bs.x_from_stash) {
     engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
     StashState& st = *m_stashes.find(wf);
-    st.x[local(i, j)].reset();
+    if (m_spec.with_values) st.x[local(i, j)].reset();
     --st.live;
   }
   bs = BackwardState{};

@@ -202,8 +202,8 @@ class WeightStationaryBlock {
   struct StashState {
     XStash policy = XStash::none;  // of the pass that prepared the backward pass
     std::uint32_t live = 0;        // entries held
-    std::vector<ValuesPtr<T>> x;   // per tile: X[:, I_i]
-    std::vector<ValuesPtr<T>> z;   // per column (output tiles): Z[:, J_j]
+    std::vector<ValuesPtr<T>> x;   // per tile: X[:, I_i] (arithmetic mode; counting mode counts only)
+    std::vector<ValuesPtr<T>> z;   // per column (output tiles): Z[:, J_j] (arithmetic mode)
     std::vector<LaneState> lanes;  // per row
     void reset() {
       policy = XStash::none;
