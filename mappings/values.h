@@ -27,6 +27,7 @@ ValuesPtr<T> make_values(sim::Matrix<T> m) {
 // The values a message carries, or nullptr in counting mode.
 template <typename T>
 ValuesPtr<T> values_of(const sim::Message& m) {
+  if (!m.payload) return nullptr;  // counting mode: no reference count to touch
   return std::static_pointer_cast<const Values<T>>(m.payload);
 }
 

@@ -236,7 +236,7 @@ class WeightStationaryBlock {
                        std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
                        sim::Phase phase, std::uint32_t depth, const ValuesPtr<T>& payload) const;
   // Sends a message that keeps the state owning `live` (a pass, or the wavefront) in flight until delivered.
-  static void send(sim::Engine& engine, std::uint32_t& live, sim::Message message, sim::Cycle depart) {
+  static void send(sim::Engine& engine, std::uint32_t& live, sim::Message&& message, sim::Cycle depart) {
     ++live;
     engine.send(std::move(message), depart);
   }
