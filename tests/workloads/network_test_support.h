@@ -1,6 +1,7 @@
 #pragma once
 // Builds a run through the real front end (the embedded default config plus command-line style
 // overrides), so that fidelity tests exercise exactly what users run.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,24 @@ inline workloads::reference::DenseMlp dense_net(const workloads::ModelSpec& mode
   net.loss = model.loss;
   for (const auto& p : params) net.layers.push_back({p.weights, p.bias});
   return net;
+}
+
+// Bit-for-bit equality, so that NaN equals the same NaN and 0 differs from -0 (determinism checks).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+inline bool same_bits(const sim::Matrix<double>& a, const sim::Matrix<double>& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && same_bits(a.values(), b.values());
+}
+
+inline bool same_bits(const workloads::NetworkParameters& a, const workloads::NetworkParameters& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    if (!same_bits(a[l].weights, b[l].weights) || !same_bits(a[l].bias, b[l].bias)) return false;
+  }
+  return true;
 }
 
 // max |a - b| / max |b| over all elements (the relative error MODEL.md section 8 asks for).

@@ -17,24 +17,7 @@ namespace spatialsim::workloads {
 namespace {
 
 using testing_support::config_with;
-
-// Bit-for-bit equality, so that NaN equals the same NaN and 0 differs from -0.
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-bool same_bits(const sim::Matrix<double>& a, const sim::Matrix<double>& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() && same_bits(a.values(), b.values());
-}
-
-bool same_bits(const NetworkParameters& a, const NetworkParameters& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t l = 0; l < a.size(); ++l) {
-    if (!same_bits(a[l].weights, b[l].weights) || !same_bits(a[l].bias, b[l].bias)) return false;
-  }
-  return true;
-}
+using testing_support::same_bits;
 
 bool same_overflows(const std::vector<sim::StorageOverflow>& a, const std::vector<sim::StorageOverflow>& b) {
   if (a.size() != b.size()) return false;

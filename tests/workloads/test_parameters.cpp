@@ -20,20 +20,7 @@ namespace spatialsim::workloads {
 namespace {
 
 using testing_support::config_with;
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
-bool same_bits(const NetworkParameters& a, const NetworkParameters& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t l = 0; l < a.size(); ++l)
-    if (a[l].weights.rows() != b[l].weights.rows() || a[l].weights.cols() != b[l].weights.cols() ||
-        !same_bits(a[l].weights.values(), b[l].weights.values()) || !same_bits(a[l].bias, b[l].bias))
-      return false;
-  return true;
-}
+using testing_support::same_bits;
 
 // The documented draw, one layer after the other on the calling thread.
 NetworkParameters serial_draw(const ModelSpec& model, std::uint64_t seed) {
