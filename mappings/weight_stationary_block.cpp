@@ -432,7 +432,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   bs.ready = std::max(bs.ready, ready);
   const XStash stash = bp.policy;
   if (stash == XStash::replicate || (stash == XStash::entry_only && j == L.entry_col())) {
-    if (m_spec.with_values) bs.x = m_stashes.find(wf)->x[local(i, j)];  // held until this tile's dW
+    if (m_spec.with_values) bs.x = held_stash(wf).x[local(i, j)];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;
   }
@@ -505,7 +505,7 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
     engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
   } else if (bs.x_from_stash) {
     engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
-    StashState& st = *m_stashes.find(wf);
+    StashState& st = held_stash(wf);
     if (m_spec.with_values) st.x[local(i, j)].reset();
     --st.live;
   }

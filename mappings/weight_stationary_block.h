@@ -23,6 +23,7 @@
 //   block.start_backward(engine, wf, col, dy_slice, depth, engine.now());
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "mappings/activation.h"
@@ -235,7 +236,7 @@ class WeightStationaryBlock {
   sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
                        std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
                        sim::Phase phase, std::uint32_t depth, const ValuesPtr<T>& payload) const;
-  // Sends a message that keeps the state owning `live` (a pass, or the wavefront) in flight until delivered.
+  // Sends a message that keeps the pass owning `live` (forward or backward) in flight until delivered.
   static void send(sim::Engine& engine, std::uint32_t& live, sim::Message&& message, sim::Cycle depart) {
     ++live;
     engine.send(std::move(message), depart);
@@ -249,6 +250,12 @@ class WeightStationaryBlock {
   template <typename State>
   static void settle(WavefrontSlots<State>& slots, State& state, std::uint32_t wf) {
     if (state.live == 0 && slots.find(wf) == &state) slots.release(wf);
+  }
+  // The stash a tile's weight gradient reads: held until that gradient is done.
+  StashState& held_stash(std::uint32_t wf) {
+    StashState* st = m_stashes.find(wf);
+    if (st == nullptr) throw std::logic_error("block: a weight gradient without its stash");
+    return *st;
   }
   // The stash is emptied by the backward pass's weight gradients (and by the first column's start).
   void settle_stash(std::uint32_t wf) {
