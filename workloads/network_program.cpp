@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/config.h"
+#include "workloads/host_injection.h"
 
 namespace spatialsim::workloads {
 
@@ -139,49 +140,13 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
 }
 
 template <typename T>
-ValuesPtr<T> NetworkProgram<T>::token_slice(const sim::Matrix<double>& m, std::uint32_t wf,
-                                            Range cols) const {
-  if (!m_setup.with_values) return nullptr;
-  sim::Matrix<T> out(tokens(wf), cols.size);
-  for (std::uint32_t t = 0; t < tokens(wf); ++t)
-    for (std::uint32_t k = 0; k < cols.size; ++k)
-      out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
-  return make_values(std::move(out));
-}
-
-template <typename T>
 void NetworkProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
-  // Inputs enter the first block's lane entries, targets the last block's output tiles, from the host.
-  const auto& first = *m_blocks.front();
-  for (std::uint32_t i = 0; i < first.spec().layout.rows; ++i) {
-    const Range I = first.row_ranges()[i];
-    engine.send(sim::Message{.src = sim::kHostTile,
-                             .dst = first.lane_entry_tile(i),
-                             .bytes = activation_bytes(wf, I.size),
-                             .kind = MessageKind::host,
-                             .phase = Phase::forward,
-                             .port = static_cast<std::uint32_t>(Port::host_input),
-                             .group = 0,
-                             .serial = wf,
-                             .slot = i,
-                             .payload = m_data ? token_slice(m_data->inputs, wf, I) : nullptr},
-                engine.now());
-  }
-  const auto& last = *m_blocks.back();
-  for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) {
-    const Range J = last.col_ranges()[j];
-    engine.send(sim::Message{.src = sim::kHostTile,
-                             .dst = last.output_tile(j),
-                             .bytes = activation_bytes(wf, J.size),
-                             .kind = MessageKind::host,
-                             .phase = Phase::forward,
-                             .port = static_cast<std::uint32_t>(Port::host_target),
-                             .group = layers() - 1,
-                             .serial = wf,
-                             .slot = j,
-                             .payload = m_data ? token_slice(m_data->targets, wf, J) : nullptr},
-                engine.now());
-  }
+  const HostInjection injection{.input_port = static_cast<std::uint32_t>(Port::host_input),
+                                .target_port = static_cast<std::uint32_t>(Port::host_target),
+                                .target_group = layers() - 1,
+                                .activation_bytes = m_setup.bytes.activation};
+  inject_from_host(engine, injection, *m_blocks.front(), *m_blocks.back(), wf, m_first_token[wf], tokens(wf),
+                   m_data);
 }
 
 template <typename T>

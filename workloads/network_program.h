@@ -170,9 +170,6 @@ class NetworkProgram final : public sim::MessageHandler,
                     const std::vector<double>& d, sim::Cycle ready);
   double learning_rate(std::uint32_t layer) const;
 
-  mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t wf,
-                                     mappings::Range cols) const;
-
   NetworkSetup m_setup;
   const sim::Grid& m_grid;
   const Schedule& m_schedule;

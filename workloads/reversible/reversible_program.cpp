@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "workloads/host_injection.h"
+
 namespace spatialsim::workloads::reversible {
 
 using mappings::combine;
@@ -174,44 +176,12 @@ void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, s
 
 template <typename T>
 void ReversibleProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
-  // Inputs enter the entry layer's lane entries, targets the exit layer's output tiles, from the host.
-  auto token_slice = [&](const sim::Matrix<double>& m, Range cols) -> ValuesPtr<T> {
-    if (!m_setup.with_values) return nullptr;
-    sim::Matrix<T> out(tokens(wf), cols.size);
-    for (std::uint32_t t = 0; t < tokens(wf); ++t)
-      for (std::uint32_t k = 0; k < cols.size; ++k)
-        out(t, k) = static_cast<T>(m(m_first_token[wf] + t, cols.begin + k));
-    return make_values(std::move(out));
-  };
-  const auto& entry = block(CouplingLayers::entry());
-  for (std::uint32_t i = 0; i < entry.spec().layout.rows; ++i) {
-    const Range I = entry.row_ranges()[i];
-    engine.send(sim::Message{.src = sim::kHostTile,
-                             .dst = entry.lane_entry_tile(i),
-                             .bytes = activation_bytes(wf, I.size),
-                             .kind = MessageKind::host,
-                             .phase = Phase::forward,
-                             .port = static_cast<std::uint32_t>(Port::host_input),
-                             .serial = wf,
-                             .slot = i,
-                             .payload = m_data ? token_slice(m_data->inputs, I) : nullptr},
-                engine.now());
-  }
-  const auto& exit = block(m_graph.layers().exit());
-  for (std::uint32_t j = 0; j < exit.spec().layout.cols; ++j) {
-    const Range J = exit.col_ranges()[j];
-    engine.send(sim::Message{.src = sim::kHostTile,
-                             .dst = exit.output_tile(j),
-                             .bytes = activation_bytes(wf, J.size),
-                             .kind = MessageKind::host,
-                             .phase = Phase::forward,
-                             .port = static_cast<std::uint32_t>(Port::host_target),
-                             .group = m_graph.layers().exit(),
-                             .serial = wf,
-                             .slot = j,
-                             .payload = m_data ? token_slice(m_data->targets, J) : nullptr},
-                engine.now());
-  }
+  const HostInjection injection{.input_port = static_cast<std::uint32_t>(Port::host_input),
+                                .target_port = static_cast<std::uint32_t>(Port::host_target),
+                                .target_group = m_graph.layers().exit(),
+                                .activation_bytes = m_setup.bytes.activation};
+  inject_from_host(engine, injection, block(CouplingLayers::entry()), block(m_graph.layers().exit()), wf,
+                   m_first_token[wf], tokens(wf), m_data);
 }
 
 template <typename T>
