@@ -7,6 +7,7 @@
 #include "mappings/wavefront_slots.h"
 #include "tests/workloads/network_test_support.h"
 #include "workloads/network_program.h"
+#include "workloads/reversible/reversible_program.h"
 
 namespace spatialsim {
 namespace {
@@ -74,9 +75,47 @@ std::uint32_t block_slots(const std::string& schedule, std::uint32_t wavefronts)
 }
 
 TEST(WavefrontSlots, ABlockHoldsOnlyTheWavefrontsInFlight) {
-  for (const char* schedule : {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"}) {
+  for (const char* schedule :
+       {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"}) {
     const std::uint32_t few = block_slots(schedule, 40);
     const std::uint32_t many = block_slots(schedule, 400);
+    EXPECT_EQ(few, many) << schedule << ": slots grew with the wavefront count";
+    EXPECT_LT(many, 40u) << schedule;
+    EXPECT_GE(many, 1u) << schedule;
+  }
+}
+
+// The same for a reversible model (coupling blocks: the program's value sites and lane gathers too).
+std::uint32_t reversible_slots(const std::string& schedule, std::uint32_t wavefronts) {
+  const sim::Config config =
+      testing_support::config_with({"--model.kind=reversible", "--model.widths=", "--model.inputs=13",
+                                    "--model.width=18", "--model.depth=3", "--model.outputs=7",
+                                    "--mapping.block=2x3", "--step.tokens=" + std::to_string(2 * wavefronts),
+                                    "--step.wavefront=2", "--sim.arith=none", "--schedule=" + schedule});
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  const auto plan = workloads::ScheduleRegistry::create(schedule, config);
+  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+  workloads::NetworkSetup ns{setup.model,
+                             setup.placement,
+                             setup.bytes,
+                             workloads::wavefront_sizes(2 * wavefronts, 2),
+                             setup.injection_interval,
+                             false};
+  workloads::reversible::ReversibleProgram<float> program(ns, grid, *plan);
+  sim::Engine engine(grid, setup.timing);
+  engine.set_handler(&program);
+  program.start_step(engine, nullptr);
+  engine.run();
+  EXPECT_EQ(engine.ledger().total(sim::StorageCategory::stash), 0u) << schedule << ": stash left over";
+  EXPECT_EQ(engine.ledger().total(sim::StorageCategory::transit), 0u) << schedule << ": transit left over";
+  EXPECT_EQ(program.wavefronts_held(), 0u) << schedule;
+  return program.wavefront_slots();
+}
+
+TEST(WavefrontSlots, AReversibleProgramHoldsOnlyTheWavefrontsInFlight) {
+  for (const char* schedule : {"forward", "reversible"}) {
+    const std::uint32_t few = reversible_slots(schedule, 40);
+    const std::uint32_t many = reversible_slots(schedule, 400);
     EXPECT_EQ(few, many) << schedule << ": slots grew with the wavefront count";
     EXPECT_LT(many, 40u) << schedule;
     EXPECT_GE(many, 1u) << schedule;

@@ -120,18 +120,23 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
   if (trains()) m_updates.record_state(engine, m_blocks, m_setup.bytes.weight);
 
   const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
-  m_sites.assign(m_graph.value_count(), {});
+  m_sites.clear();
   m_forward_values.assign(m_graph.value_count(), {});
   for (std::uint32_t v = 0; v < m_graph.value_count(); ++v) {
-    m_sites[v].resize(std::size_t{G} * m_graph.home_ranges(v).size());
+    const std::size_t columns = m_graph.home_ranges(v).size();
+    m_sites.emplace_back(G, [columns] { return ValueSites{std::vector<Site>(columns)}; });
     if (m_setup.with_values && trains() && !m_graph.is_last(v))
       for (std::uint32_t wf = 0; wf < G; ++wf)
         m_forward_values[v].emplace_back(tokens(wf), m_setup.model.widths.at(1) / 2);
   }
-  m_lanes.assign(m_blocks.size(), {});
-  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
-    m_lanes[l].resize(std::size_t{G} * block(l).spec().layout.rows);
-  m_entry_gradient.assign(std::size_t{G} * block(CouplingLayers::entry()).spec().layout.cols, Gather{});
+  m_lanes.clear();
+  for (std::uint32_t l = 0; l < m_blocks.size(); ++l) {
+    const std::uint32_t rows = block(l).spec().layout.rows;
+    m_lanes.emplace_back(G, [rows] { return Gathers{std::vector<Gather>(rows)}; });
+  }
+  const std::uint32_t entry_columns = block(CouplingLayers::entry()).spec().layout.cols;
+  m_entry_gradient = std::make_unique<mappings::WavefrontSlots<Gathers>>(
+      G, [entry_columns] { return Gathers{std::vector<Gather>(entry_columns)}; });
 
   for (std::uint32_t wf = 0; wf < G; ++wf) {
     engine.post_local(sim::Message{.dst = block(CouplingLayers::entry()).lane_entry_tile(0),
@@ -142,9 +147,30 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
 }
 
 template <typename T>
-typename ReversibleProgram<T>::Site& ReversibleProgram<T>::site(std::uint32_t value, std::uint32_t wf,
-                                                                std::uint32_t j) {
-  return m_sites[value][std::size_t{wf} * m_graph.home_ranges(value).size() + j];
+std::uint32_t ReversibleProgram<T>::wavefronts_held() const {
+  std::uint32_t held = m_entry_gradient ? m_entry_gradient->in_use() : 0;
+  for (const auto& pool : m_sites) held += pool.in_use();
+  for (const auto& pool : m_lanes) held += pool.in_use();
+  for (const auto& b : m_blocks) held += b->wavefronts_held();
+  return held;
+}
+
+template <typename T>
+std::uint32_t ReversibleProgram<T>::wavefront_slots() const {
+  std::uint32_t most = m_entry_gradient ? m_entry_gradient->capacity() : 0;
+  for (const auto& pool : m_sites) most = std::max(most, pool.capacity());
+  for (const auto& pool : m_lanes) most = std::max(most, pool.capacity());
+  for (const auto& b : m_blocks) most = std::max(most, b->wavefront_slots());
+  return most;
+}
+
+template <typename T>
+void ReversibleProgram<T>::settle_sites(std::uint32_t value, std::uint32_t wf) {
+  const ValueSites* sites = m_sites[value].find(wf);
+  if (sites == nullptr) return;
+  for (const Site& s : sites->columns)
+    if (!s.idle()) return;
+  m_sites[value].release(wf);
 }
 
 // ---- plumbing ----
@@ -238,9 +264,12 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
                                      m_graph.skip_pieces(e.skip_value, at), consumer.output_tile(at),
                                      s.layer_out.present, m_setup.with_values);
     if (complete) try_forward_sum(engine, e.skip_value, m.serial, at);
+    settle_sites(e.skip_value, m.serial);
     return;
   }
-  Gather& g = m_lanes[e.layer][std::size_t{m.serial} * consumer.spec().layout.rows + at];
+  Gathers& lanes = m_lanes[e.layer].at(m.serial);
+  Gather& g = lanes.items[at];
+  if (g.pieces == 0) ++lanes.open;
   if (!g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
              m_graph.lane_pieces(e.layer, at), consumer.lane_entry_tile(at), true, m_setup.with_values))
     return;
@@ -249,6 +278,7 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
   const Cycle ready = g.ready;
   ValuesPtr<T> x = g.take(m_setup.with_values);
   g = Gather{};
+  if (--lanes.open == 0) m_lanes[e.layer].release(m.serial);
   // F and G stash nothing in the forward pass; a recompute keeps its inputs for the backward pass that
   // follows it; the exit layer keeps its inputs as backprop would.
   XStash stash = XStash::none;
@@ -268,9 +298,11 @@ void ReversibleProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t 
   if (layer == CouplingLayers::entry()) {  // split the column into its a_0 and b_0 parts
     for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)}) {
       const Range r = home_range(v, col);
-      if (r.size != 0)
+      if (r.size != 0) {
         value_computed(engine, v, wf, col, slice_columns(y, m_graph.home_offset(v, col), r.size), depth,
                        ready);
+        settle_sites(v, wf);
+      }
     }
     return;
   }
@@ -279,11 +311,12 @@ void ReversibleProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t 
   if (phase == Phase::forward) {
     s.layer_out = {std::move(y), depth, ready, true};
     try_forward_sum(engine, v, wf, col);
-    return;
+  } else {
+    s.recomputed = {std::move(y), depth, ready, true};
+    try_subtract(engine, v, wf, col);
+    try_backward(engine, v, wf, col);
   }
-  s.recomputed = {std::move(y), depth, ready, true};
-  try_subtract(engine, v, wf, col);
-  try_backward(engine, v, wf, col);
+  settle_sites(v, wf);
 }
 
 template <typename T>
@@ -397,11 +430,12 @@ void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim:
     engine.access_sram(tile, bytes, Phase::recompute);
   }
   resend_for_recompute(engine, value, m.serial, j, depth);
-  if (!home_subtracts) {
+  if (home_subtracts) {
+    try_subtract(engine, value, m.serial, j);
+  } else {
     s.value = Stamped{};
-    return;
   }
-  try_subtract(engine, value, m.serial, j);
+  settle_sites(value, m.serial);
 }
 
 // ---- backward: gradients ----
@@ -453,9 +487,11 @@ void ReversibleProgram<T>::receive_gradient(sim::Engine& engine, const sim::Mess
   // The backward pass has reached the trunk's last output: start reconstructing from it.
   if (m_graph.is_last(value) && !s.resent)
     resend_for_recompute(engine, value, m.serial, j, std::max(s.value.depth, m.depth));
-  if (!complete) return;
-  s.gradient_complete = true;
-  try_backward(engine, value, m.serial, j);
+  if (complete) {
+    s.gradient_complete = true;
+    try_backward(engine, value, m.serial, j);
+  }
+  settle_sites(value, m.serial);
 }
 
 template <typename T>
@@ -493,7 +529,9 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
   std::uint32_t parts = 0;
   for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)})
     parts += home_range(v, j).size != 0 ? 1 : 0;
-  Gather& whole = m_entry_gradient[std::size_t{wf} * entry.spec().layout.cols + j];
+  Gathers& columns = m_entry_gradient->at(wf);
+  Gather& whole = columns.items[j];
+  if (whole.pieces == 0) ++columns.open;
   if (m_setup.with_values) {
     if (whole.pieces == 0) whole.values = sim::Matrix<T>(tokens(wf), J.size);
     const std::uint32_t offset = m_graph.home_offset(value, j);
@@ -513,6 +551,7 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
   const Cycle at = whole.ready;
   ValuesPtr<T> dy = whole.take(m_setup.with_values);
   whole = Gather{};
+  if (--columns.open == 0) m_entry_gradient->release(wf);
   entry.start_backward(engine, wf, j, std::move(dy), d, at);
 }
 

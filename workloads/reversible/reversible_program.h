@@ -21,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "mappings/wavefront_slots.h"
 #include "mappings/weight_stationary_block.h"
 #include "workloads/loss_stage.h"
 #include "workloads/network_program.h"
@@ -51,6 +52,10 @@ class ReversibleProgram final : public sim::MessageHandler,
   NetworkParameters parameters() const;
   // Of the last step (arithmetic mode, training): reconstructed against forward trunk values.
   const ReconstructionDrift& reconstruction_drift() const { return m_drift; }
+  // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
+  // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
+  std::uint32_t wavefronts_held() const;
+  std::uint32_t wavefront_slots() const;
   const CouplingGraph& graph() const { return m_graph; }
 
   void on_message(sim::Engine& engine, const sim::Message& message) override;
@@ -92,6 +97,23 @@ class ReversibleProgram final : public sim::MessageHandler,
     bool gradient_complete = false;
     bool resent = false;
     bool backward_started = false;
+    // Nothing held and nothing more to come: before the backward pass touched it, or after it is done.
+    bool idle() const {
+      return skip.pieces == 0 && !layer_out.present && !value.present && returned.pieces == 0 &&
+             !recomputed.present && gradient.pieces == 0 &&
+             (backward_started || (!resent && !gradient_complete));
+    }
+  };
+  // A wavefront's state is held only while it is in flight (mappings::WavefrontSlots): the sites of one
+  // value (one per home column), the lane gathers of one layer, the entry layer's gradient halves.
+  struct ValueSites {
+    std::vector<Site> columns;
+    void reset() { std::fill(columns.begin(), columns.end(), Site{}); }
+  };
+  struct Gathers {
+    std::vector<Gather> items;
+    std::uint32_t open = 0;  // items holding pieces
+    void reset() { open = 0; }
   };
 
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
@@ -100,7 +122,11 @@ class ReversibleProgram final : public sim::MessageHandler,
   }
   bool trains() const { return m_schedule.runs_backward(); }
   mappings::WeightStationaryBlock<T>& block(std::uint32_t layer) const { return *m_blocks[layer]; }
-  Site& site(std::uint32_t value, std::uint32_t wf, std::uint32_t j);
+  Site& site(std::uint32_t value, std::uint32_t wf, std::uint32_t j) {
+    return m_sites[value].at(wf).columns[j];
+  }
+  // Gives the wavefront's sites of `value` back once every one of them is idle.
+  void settle_sites(std::uint32_t value, std::uint32_t wf);
   sim::TileId home_tile(std::uint32_t value, std::uint32_t j) const {
     return block(m_graph.home_layer(value)).output_tile(j);
   }
@@ -137,9 +163,9 @@ class ReversibleProgram final : public sim::MessageHandler,
   CouplingGraph m_graph;
   std::unique_ptr<LossStage<T>> m_loss;
   TileOptimizer<T> m_updates;
-  std::vector<std::vector<Site>> m_sites;    // [value][wf * cols + j]
-  std::vector<std::vector<Gather>> m_lanes;  // [layer][wf * rows + row]
-  std::vector<Gather> m_entry_gradient;      // [wf * cols + j]: both halves' parts of an entry column
+  std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;            // [value]: per home column
+  std::vector<mappings::WavefrontSlots<Gathers>> m_lanes;               // [layer]: per lane
+  std::unique_ptr<mappings::WavefrontSlots<Gathers>> m_entry_gradient;  // per entry column: a_0, b_0 parts
   std::vector<std::vector<sim::Matrix<T>>> m_forward_values;  // [value][wf], T_g x d/2: drift reference
   std::vector<std::uint32_t> m_first_token;
   const StepData* m_data = nullptr;
