@@ -121,16 +121,8 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
   ++m_steps_started;
   for (auto& started : m_episode_started) std::fill(started.begin(), started.end(), false);
   std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
-  for (std::uint32_t l = 0; l < layers(); ++l) {
-    m_blocks[l]->record_resident_storage(engine, m_schedule.runs_backward());
-    if (m_optimizer == nullptr || !m_schedule.runs_backward()) continue;
-    const auto& tiles = m_blocks[l]->tiles();
-    for (std::uint32_t k = 0; k < tiles.size(); ++k) {
-      engine.store(
-          tiles[k].id, StorageCategory::optimizer,
-          m_blocks[l]->parameter_count(k) * m_optimizer->state_per_parameter() * m_setup.bytes.weight, l);
-    }
-  }
+  for (auto& b : m_blocks) b->record_resident_storage(engine, m_schedule.runs_backward());
+  if (m_schedule.runs_backward()) m_updates.record_state(engine, m_blocks, m_setup.bytes.weight);
   for (std::uint32_t wf = 0; wf < m_setup.wavefront_tokens.size(); ++wf) {
     engine.post_local(sim::Message{.dst = m_blocks[0]->lane_entry_tile(0),
                                    .port = static_cast<std::uint32_t>(Port::inject),
@@ -176,7 +168,7 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
       m_loss->on_message(engine, m);
       return;
     case Port::update:
-      update_tile(engine, m.group, m.slot);
+      m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
       return;
     case Port::recompute_signal:
       restart_from_checkpoint(engine, m);
@@ -440,54 +432,15 @@ void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint3
 
 template <typename T>
 void NetworkProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) {
-  m_optimizer = optimizer;
   m_lr = lr;
-  m_optimizer_state.assign(layers(), {});
-  if (optimizer == nullptr) return;
-  for (std::uint32_t l = 0; l < layers(); ++l) {
-    for (std::uint32_t k = 0; k < m_blocks[l]->tiles().size(); ++k) {
-      const std::size_t n = m_setup.with_values ? m_blocks[l]->parameter_count(k) : 0;
-      m_optimizer_state[l].emplace_back(n * optimizer->state_per_parameter(), T{0});
-    }
-  }
+  std::vector<double> rates;
+  for (std::uint32_t l = 0; l < layers(); ++l) rates.push_back(learning_rate(l));
+  m_updates.configure(optimizer, std::move(rates), m_blocks, m_setup.with_values);
 }
 
 template <typename T>
 void NetworkProgram<T>::schedule_update(sim::Engine& engine) {
-  if (m_optimizer == nullptr) return;
-  ++m_update_count;
-  for (std::uint32_t l = 0; l < layers(); ++l) {
-    const auto& tiles = m_blocks[l]->tiles();
-    for (std::uint32_t k = 0; k < tiles.size(); ++k) {
-      engine.post_local(sim::Message{.dst = tiles[k].id,
-                                     .phase = Phase::update,
-                                     .port = static_cast<std::uint32_t>(Port::update),
-                                     .group = l,
-                                     .slot = k},
-                        engine.now());
-    }
-  }
-}
-
-template <typename T>
-void NetworkProgram<T>::update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index) {
-  auto& t = m_blocks[layer]->tiles()[tile_index];
-  const std::uint64_t parameters = m_blocks[layer]->parameter_count(tile_index);
-  const std::uint32_t state = m_optimizer->state_per_parameter();
-  // Reads parameter, gradient and state; writes parameter and state; all on the tile itself.
-  engine.access_sram(t.id, parameters * (3 + 2 * state) * m_setup.bytes.weight, Phase::update);
-  engine.compute(t.id, 2 * parameters * m_optimizer->multiply_adds_per_parameter(), Phase::update,
-                 engine.now());
-  if (!m_setup.with_values) return;
-  std::vector<T>& s = m_optimizer_state[layer][tile_index];
-  const double lr = learning_rate(layer);
-  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), lr, m_update_count);
-  if (!t.bias.empty()) {  // the bias's state follows the weights' state
-    m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(),
-                        lr, m_update_count);
-  }
-  std::fill(t.grad.values().begin(), t.grad.values().end(), T{0});
-  std::fill(t.bias_grad.begin(), t.bias_grad.end(), T{0});
+  m_updates.schedule(engine, m_blocks, static_cast<std::uint32_t>(Port::update));
 }
 
 template <typename T>

@@ -30,6 +30,7 @@
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/parameters.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/tile_optimizer.h"
 
 namespace spatialsim::workloads {
 
@@ -140,7 +141,6 @@ class NetworkProgram final : public sim::MessageHandler,
     return std::uint64_t{m_setup.bytes.activation} * tokens(wf) * elements;
   }
   void inject(sim::Engine& engine, std::uint32_t wf);
-  void update_tile(sim::Engine& engine, std::uint32_t layer, std::uint32_t tile_index);
   // Feeds X[:, I_row] into `layer`'s lane under the schedule's policy for this pass.
   void enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
              mappings::ValuesPtr<T> x, std::uint32_t depth, sim::Phase phase);
@@ -185,10 +185,8 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::uint32_t> m_episode_target;       // per wavefront: the layer being recomputed for
   std::vector<std::uint32_t> m_checkpoints;          // per wavefront: checkpoints held now
   std::uint32_t m_max_checkpoints = 0;
-  const Optimizer* m_optimizer = nullptr;
-  double m_lr = 0;
-  std::uint64_t m_update_count = 0;                            // steps updated so far
-  std::vector<std::vector<std::vector<T>>> m_optimizer_state;  // [layer][tile]: weights' state, then bias'
+  double m_lr = 0;  // the run's learning rate (learning_rate(): per layer)
+  TileOptimizer<T> m_updates;
   // Forward gradients.
   const ForwardGradientPlan* m_fg = nullptr;  // the schedule's plan; null: exact schedule
   std::uint32_t m_trunk = 0;                  // layers 0..m_trunk-1 carry tangents

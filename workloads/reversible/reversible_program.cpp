@@ -101,7 +101,7 @@ void ReversibleProgram<T>::load(const NetworkParameters& parameters) {
 
 template <typename T>
 void ReversibleProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) {
-  m_updates.configure(optimizer, lr, m_blocks, m_setup.with_values);
+  m_updates.configure(optimizer, std::vector<double>(m_blocks.size(), lr), m_blocks, m_setup.with_values);
 }
 
 template <typename T>

@@ -28,7 +28,7 @@
 #include "workloads/reversible/coupling_graph.h"
 #include "workloads/reversible/piece_gather.h"
 #include "workloads/reversible/reconstruction_drift.h"
-#include "workloads/reversible/tile_optimizer.h"
+#include "workloads/tile_optimizer.h"
 
 namespace spatialsim::workloads::reversible {
 

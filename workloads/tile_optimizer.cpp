@@ -1,14 +1,17 @@
-#include "workloads/reversible/tile_optimizer.h"
+#include "workloads/tile_optimizer.h"
 
 #include <algorithm>
+#include <stdexcept>
 
-namespace spatialsim::workloads::reversible {
+namespace spatialsim::workloads {
 
 template <typename T>
-void TileOptimizer<T>::configure(const Optimizer* optimizer, double lr, const Blocks& blocks,
-                                 bool with_values) {
+void TileOptimizer<T>::configure(const Optimizer* optimizer, std::vector<double> learning_rates,
+                                 const Blocks& blocks, bool with_values) {
+  if (learning_rates.size() != blocks.size())
+    throw std::logic_error("tile optimizer: one learning rate per layer expected");
   m_optimizer = optimizer;
-  m_lr = lr;
+  m_learning_rates = std::move(learning_rates);
   m_update_count = 0;
   m_state.assign(blocks.size(), {});
   if (optimizer == nullptr) return;
@@ -63,10 +66,11 @@ void TileOptimizer<T>::update_tile(sim::Engine& engine, Blocks& blocks, std::uin
                  engine.now());
   if (!blocks[layer]->spec().with_values) return;
   std::vector<T>& s = m_state[layer][tile_index];
-  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), m_lr, m_update_count);
+  const double lr = m_learning_rates[layer];
+  m_optimizer->update(t.weights.data(), t.grad.data(), s.data(), t.weights.size(), lr, m_update_count);
   if (!t.bias.empty()) {  // the bias's state follows the weights' state
     m_optimizer->update(t.bias.data(), t.bias_grad.data(), s.data() + t.weights.size() * state, t.bias.size(),
-                        m_lr, m_update_count);
+                        lr, m_update_count);
   }
   std::fill(t.grad.values().begin(), t.grad.values().end(), T{0});
   std::fill(t.bias_grad.begin(), t.bias_grad.end(), T{0});
@@ -75,4 +79,4 @@ void TileOptimizer<T>::update_tile(sim::Engine& engine, Blocks& blocks, std::uin
 template class TileOptimizer<float>;
 template class TileOptimizer<double>;
 
-}  // namespace spatialsim::workloads::reversible
+}  // namespace spatialsim::workloads
