@@ -44,12 +44,14 @@ TEST(WavefrontSlots, StatesStayPutWhileOthersAreMade) {
   EXPECT_EQ(first, &slots.at(0));
 }
 
-// Runs one counting-mode step of `schedule` with G wavefronts of 2 tokens on a 3-layer model; returns the
-// largest number of slots any block made, after checking that every block gave all of them back.
-std::uint32_t block_slots(const std::string& schedule, std::uint32_t wavefronts) {
-  const sim::Config config = testing_support::config_with(
-      {"--model.widths=13,17,11,7", "--mapping.block=2x3", "--step.tokens=" + std::to_string(2 * wavefronts),
-       "--step.wavefront=2", "--sim.arith=none", "--schedule=" + schedule});
+// Runs one counting-mode step of `schedule` with G wavefronts of 2 tokens on the model `model`; checks that
+// nothing is left held (state, stash, transit) and returns the most slots any of the program's pools made.
+template <template <typename> class Program>
+std::uint32_t slots_after_step(std::vector<std::string> model, const std::string& schedule,
+                               std::uint32_t wavefronts) {
+  model.insert(model.end(), {"--step.tokens=" + std::to_string(2 * wavefronts), "--step.wavefront=2",
+                             "--sim.arith=none", "--schedule=" + schedule});
+  const sim::Config config = testing_support::config_with(model);
   const workloads::RunSetup setup = workloads::setup_from_config(config);
   const auto plan = workloads::ScheduleRegistry::create(schedule, config);
   const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
@@ -59,67 +61,40 @@ std::uint32_t block_slots(const std::string& schedule, std::uint32_t wavefronts)
                              workloads::wavefront_sizes(2 * wavefronts, 2),
                              setup.injection_interval,
                              false};
-  workloads::NetworkProgram<float> program(ns, grid, *plan);
+  Program<float> program(ns, grid, *plan);
   sim::Engine engine(grid, setup.timing);
   engine.set_handler(&program);
   program.start_step(engine, nullptr);
   engine.run();
   EXPECT_EQ(engine.ledger().total(sim::StorageCategory::stash), 0u) << schedule << ": stash left over";
   EXPECT_EQ(engine.ledger().total(sim::StorageCategory::transit), 0u) << schedule << ": transit left over";
-  std::uint32_t most = 0;
-  for (const auto& block : program.blocks()) {
-    EXPECT_EQ(block->wavefronts_held(), 0u) << schedule << ": layer " << block->spec().layer;
-    most = std::max(most, block->wavefront_slots());
-  }
-  return most;
-}
-
-TEST(WavefrontSlots, ABlockHoldsOnlyTheWavefrontsInFlight) {
-  for (const char* schedule :
-       {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"}) {
-    const std::uint32_t few = block_slots(schedule, 40);
-    const std::uint32_t many = block_slots(schedule, 400);
-    EXPECT_EQ(few, many) << schedule << ": slots grew with the wavefront count";
-    EXPECT_LT(many, 40u) << schedule;
-    EXPECT_GE(many, 1u) << schedule;
-  }
-}
-
-// The same for a reversible model (coupling blocks: the program's value sites and lane gathers too).
-std::uint32_t reversible_slots(const std::string& schedule, std::uint32_t wavefronts) {
-  const sim::Config config =
-      testing_support::config_with({"--model.kind=reversible", "--model.widths=", "--model.inputs=13",
-                                    "--model.width=18", "--model.depth=3", "--model.outputs=7",
-                                    "--mapping.block=2x3", "--step.tokens=" + std::to_string(2 * wavefronts),
-                                    "--step.wavefront=2", "--sim.arith=none", "--schedule=" + schedule});
-  const workloads::RunSetup setup = workloads::setup_from_config(config);
-  const auto plan = workloads::ScheduleRegistry::create(schedule, config);
-  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
-  workloads::NetworkSetup ns{setup.model,
-                             setup.placement,
-                             setup.bytes,
-                             workloads::wavefront_sizes(2 * wavefronts, 2),
-                             setup.injection_interval,
-                             false};
-  workloads::reversible::ReversibleProgram<float> program(ns, grid, *plan);
-  sim::Engine engine(grid, setup.timing);
-  engine.set_handler(&program);
-  program.start_step(engine, nullptr);
-  engine.run();
-  EXPECT_EQ(engine.ledger().total(sim::StorageCategory::stash), 0u) << schedule << ": stash left over";
-  EXPECT_EQ(engine.ledger().total(sim::StorageCategory::transit), 0u) << schedule << ": transit left over";
-  EXPECT_EQ(program.wavefronts_held(), 0u) << schedule;
+  EXPECT_EQ(program.wavefronts_held(), 0u) << schedule << ": state still held";
   return program.wavefront_slots();
 }
 
-TEST(WavefrontSlots, AReversibleProgramHoldsOnlyTheWavefrontsInFlight) {
-  for (const char* schedule : {"forward", "reversible"}) {
-    const std::uint32_t few = reversible_slots(schedule, 40);
-    const std::uint32_t many = reversible_slots(schedule, 400);
+template <template <typename> class Program>
+void expect_slots_bounded(const std::vector<std::string>& model, const std::vector<std::string>& schedules) {
+  for (const std::string& schedule : schedules) {
+    const std::uint32_t few = slots_after_step<Program>(model, schedule, 40);
+    const std::uint32_t many = slots_after_step<Program>(model, schedule, 400);
     EXPECT_EQ(few, many) << schedule << ": slots grew with the wavefront count";
     EXPECT_LT(many, 40u) << schedule;
     EXPECT_GE(many, 1u) << schedule;
   }
+}
+
+TEST(WavefrontSlots, ANetworkHoldsOnlyTheWavefrontsInFlight) {
+  expect_slots_bounded<workloads::NetworkProgram>(
+      {"--model.widths=13,17,11,7", "--mapping.block=2x3"},
+      {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"});
+}
+
+// Coupling blocks: the program's value sites, lane gathers and entry-gradient halves too.
+TEST(WavefrontSlots, AReversibleProgramHoldsOnlyTheWavefrontsInFlight) {
+  expect_slots_bounded<workloads::reversible::ReversibleProgram>(
+      {"--model.kind=reversible", "--model.widths=", "--model.inputs=13", "--model.width=18",
+       "--model.depth=3", "--model.outputs=7", "--mapping.block=2x3"},
+      {"forward", "reversible"});
 }
 
 }  // namespace
