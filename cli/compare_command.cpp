@@ -10,7 +10,8 @@
 //
 // The `schedule` key is not read: compare takes every applicable schedule from the registry.
 // Exit codes (cli/command.h): 0; 2 for bad input, found before anything runs; 1 if `out` could not be
-// written after the runs.
+// written after the runs; 3 when a tile exceeded machine.sram_bytes and machine.on_overflow = error (the
+// scaling runs at other depths are not checked for overflows: only the table's runs are).
 
 #include <iostream>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
+#include "cli/overflow_policy.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
@@ -98,6 +100,7 @@ class CompareCommand final : public Command {
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
     const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
     const bool side_by_side = config.get_bool("theory_side_by_side");
+    const OverflowPolicy overflow_policy(config);
     const std::string out = config.get_string("out");
     try {
       analysis::Hdf5File::check_writable(out, "out");
@@ -131,7 +134,7 @@ class CompareCommand final : public Command {
       std::cerr << error_line(e.what()) << '\n';
       return kExitCheckFailed;
     }
-    return kExitOk;
+    return overflow_policy.finish(results, setup.timing.sram_bytes_per_tile, out);
   }
 };
 

@@ -32,6 +32,7 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
+#include "cli/overflow_policy.h"
 #include "sim/option_spec.h"
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
@@ -43,9 +44,6 @@ namespace spatialsim::cli {
 namespace {
 
 const sim::OptionRegistration options{
-    {"machine.on_overflow", "choice",
-     "error (exit code 3) | report (warn on stderr): what a run does when a tile holds more than "
-     "machine.sram_bytes; either way the overflows are printed and recorded in `out`"},
     {"check_tolerance", "1",
      "--check fails past this relative error; 0 = MODEL.md's bound for the arithmetic (1e-12 fp64, 1e-9 fp64 "
      "with model.kind=reversible, 1e-4 fp32)"},
@@ -126,21 +124,6 @@ void reject_options_of_unselected_schedules(const sim::Config& config,
   }
 }
 
-// One line per overflowed tile, on stderr. Returns how many there were over all schedules.
-std::size_t report_overflows(const std::vector<workloads::RunResult>& results, std::uint64_t capacity) {
-  std::size_t count = 0;
-  for (const auto& r : results) {
-    for (const auto& o : r.overflows) {
-      ++count;
-      std::cerr << "spatialsim: storage overflow: schedule " << r.schedule << ", tile " << o.tile << " (x "
-                << o.tile % r.grid_width << ", y " << o.tile / r.grid_width
-                << "): exceeded machine.sram_bytes = " << capacity << " by " << o.excess_bytes << " bytes ("
-                << sim::name(o.category) << " write at cycle " << o.first_cycle << ")\n";
-    }
-  }
-  return count;
-}
-
 class RunCommand final : public Command {
  public:
   int execute(const sim::Config& config) override {
@@ -148,7 +131,7 @@ class RunCommand final : public Command {
     reject_options_of_unselected_schedules(config, schedules);
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     for (const auto& s : schedules) workloads::reversible::require_schedule_fits_model(setup.model, s);
-    const bool stop_on_overflow = config.get_choice("machine.on_overflow", {"error", "report"}) == "error";
+    const OverflowPolicy overflow_policy(config);
     const std::string out = config.get_string("out");
     try {
       analysis::Hdf5File::check_writable(out, "out");
@@ -226,19 +209,7 @@ class RunCommand final : public Command {
                 << '\n';
       return kExitCheckFailed;
     }
-    const std::size_t overflows = report_overflows(results, setup.timing.sram_bytes_per_tile);
-    if (overflows == 0) return kExitOk;
-    const std::string where = std::to_string(overflows) + " tile overflow(s) of machine.sram_bytes = " +
-                              std::to_string(setup.timing.sram_bytes_per_tile) + " recorded in " + out;
-    if (stop_on_overflow) {
-      std::cerr << error_line(where +
-                              " (machine.on_overflow = error); raise machine.sram_bytes, shrink the "
-                              "run, or set machine.on_overflow=report")
-                << '\n';
-      return kExitStorageOverflow;
-    }
-    std::cerr << "spatialsim: warning: " << where << " (machine.on_overflow = report)\n";
-    return kExitOk;
+    return overflow_policy.finish(results, setup.timing.sram_bytes_per_tile, out);
   }
 };
 

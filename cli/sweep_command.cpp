@@ -6,7 +6,8 @@
 //
 // Exit codes (cli/command.h): 0; 2 for bad input (an unknown or unsettable sweep key, a value that does
 // not parse or does not fit at some point, an unwritable --out), found before any point runs and before
-// any file is created.
+// any file is created; 3 when a point's run exceeded machine.sram_bytes and machine.on_overflow = error
+// (the file is written all the same: column storage_overflow_tiles).
 
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "analysis/sweep.h"
 #include "analysis/sweep_store.h"
 #include "cli/command.h"
+#include "cli/overflow_policy.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -145,6 +147,24 @@ class ProgressLine {
   std::size_t m_last = 0;
 };
 
+// "point 3 (model.depth = 64), schedule backprop: 12 tiles" for each job whose run overflowed a tile.
+std::vector<std::string> overflowed_points(const analysis::SweepPlan& plan,
+                                           const std::vector<analysis::SweepRow>& rows) {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    const double tiles = analysis::find_metric(rows[j].metrics, "storage_overflow_tiles").as_double();
+    if (tiles == 0) continue;
+    const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
+    std::string values;
+    for (std::size_t a = 0; a < plan.axes.size(); ++a)
+      values += (a == 0 ? " (" : ", ") + plan.axes[a].key + " = " + p.values[a] +
+                (a + 1 == plan.axes.size() ? ")" : "");
+    out.push_back("point " + std::to_string(p.index) + values + ", schedule " + plan.jobs[j].schedule + ": " +
+                  std::to_string(static_cast<std::uint64_t>(tiles)) + " tiles");
+  }
+  return out;
+}
+
 class SweepCommand final : public Command {
  public:
   int execute(const sim::Config& config) override {
@@ -159,6 +179,7 @@ class SweepCommand final : public Command {
       throw sim::ConfigError("out", e.what());  // bad input: exit 2 before anything runs
     }
     const bool resume = config.get_bool("sweep.resume");
+    const OverflowPolicy overflow_policy(config);
 
     ProgressLine progress;
     const analysis::SweepOutcome outcome = analysis::run_sweep_to_file(
@@ -171,7 +192,8 @@ class SweepCommand final : public Command {
     print_points(std::cout, plan, outcome.rows);
     print_slopes(std::cout, outcome.slopes);
     std::cout << "\nwrote " << out << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
-    return kExitOk;
+    std::cout.flush();
+    return overflow_policy.finish_sweep(overflowed_points(plan, outcome.rows), out);
   }
 };
 

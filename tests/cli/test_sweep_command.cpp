@@ -50,6 +50,20 @@ constexpr const char* kSmall =
     "--sim.arith=none --model.inputs=16 --model.width=16 --model.outputs=16 --mapping.block=2x2 "
     "--vary model.depth=2,4,8,16 --schedule forward,backprop";
 
+TEST_F(SweepCommandTest, OverflowWithOnOverflowErrorNamesThePointsExitsThreeAndWritesTheFile) {
+  // Depth 2 fits in 8000 bytes per tile and depth 16 does not (backprop's stash grows with L).
+  const SweepRun r = sweep(
+      "--sim.arith=none --vary model.depth=2,16 --schedule backprop --machine.sram_bytes=8000 "
+      "--machine.on_overflow=error --out s.h5");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("storage overflow: point 1 (model.depth = 16), schedule backprop: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("point 0 (model.depth = 2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 sweep point(s) with tiles over machine.sram_bytes"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("s.h5")));
+}
+
 TEST_F(SweepCommandTest, UnknownKeyExitsTwoWithOneLineAndNoFile) {
   const SweepRun r = sweep("--vary model.dpeth=2,4 --out s.h5");
   EXPECT_EQ(r.exit_code, 2);
