@@ -9,6 +9,7 @@
 
 #include <string_view>
 
+#include <initializer_list>
 #include <string>
 
 #include "sim/config.h"
@@ -34,6 +35,11 @@ class Command {
   // commands). The default: every key matters.
   virtual bool reads(const std::string& /*key*/) const { return true; }
 };
+
+// For Command::reads: whether `key` is in one of `sections` ("sweep" holds "sweep.vary").
+bool in_any_section(const std::string& key, std::initializer_list<std::string_view> sections);
+// The keys only `run` reads: its gradient checks and its traces.
+bool is_run_only(const std::string& key);
 
 // Rejects (sim::ConfigError) the first key given on the command line that `command` does not read.
 void reject_unread_options(const Command& command, const std::string& name, const sim::Config& config);

@@ -94,6 +94,10 @@ std::vector<analysis::InflightScaling> run_scaling(const analysis::SweepPlan& pl
 
 class CompareCommand final : public Command {
  public:
+  // Not `schedule` (every applicable schedule runs), nor run's checks and traces, nor other commands' keys.
+  bool reads(const std::string& key) const override {
+    return key != "schedule" && !is_run_only(key) && !in_any_section(key, {"sweep", "kernel", "crossover"});
+  }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config);

@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -45,6 +46,15 @@ void print_model(std::ostream& out, const std::string& title, const analysis::Cr
 
 class CrossoverCommand final : public Command {
  public:
+  // The model, machine and step, and crossover.*; not schedules' options, nor what only runs, sweeps,
+  // compare, kernels or theory read.
+  bool reads(const std::string& key) const override {
+    const std::string section = key.substr(0, key.find('.'));
+    if (key.find('.') != std::string::npos && workloads::ScheduleRegistry::contains(section)) return false;
+    return key != "schedule" && key != "out" && key != "theory_side_by_side" &&
+           key != "machine.on_overflow" && !is_run_only(key) &&
+           !in_any_section(key, {"sweep", "compare", "kernel", "theory", "fg", "splitfg"});
+  }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     const auto widths = config.get_positive_list("crossover.widths");

@@ -126,6 +126,10 @@ void reject_options_of_unselected_schedules(const sim::Config& config,
 
 class RunCommand final : public Command {
  public:
+  // Everything a run uses; not what only sweep, compare, kernel or crossover read.
+  bool reads(const std::string& key) const override {
+    return !in_any_section(key, {"sweep", "compare", "kernel", "crossover"});
+  }
   int execute(const sim::Config& config) override {
     const auto schedules = selected_schedules(config);
     reject_options_of_unselected_schedules(config, schedules);

@@ -167,6 +167,11 @@ std::vector<std::string> overflowed_points(const analysis::SweepPlan& plan,
 
 class SweepCommand final : public Command {
  public:
+  // Not run's checks, traces or theory side by side, nor other commands' keys.
+  bool reads(const std::string& key) const override {
+    return !is_run_only(key) && key != "theory_side_by_side" &&
+           !in_any_section(key, {"theory", "compare", "kernel", "crossover"});
+  }
   int execute(const sim::Config& config) override {
     // Interrupting a sweep must leave only complete point files behind (output_guard.h); idempotent.
     analysis::install_interrupt_handlers();

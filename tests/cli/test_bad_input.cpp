@@ -106,6 +106,17 @@ const BadInputCase kCases[] = {
     {"OutputNotWritable", "--out=/sys/spatialsim.h5", "/sys"},
     {"DirectoryAsOutput", "--out=outdir", "out = \"outdir\"", "", "", true},
     {"DirectoryAsChromeTrace", "--chrome-trace=outdir", "chrome_trace", "", "", true},
+    // --- an option the command does not read: refused, not silently ignored
+    {"RunRefusesASweepAxis", "run --vary model.depth=2,4", "sweep.vary"},
+    {"RunRefusesACompareOption", "run --compare.depth_factors=1,2", "compare.depth_factors"},
+    {"CompareRefusesTrace", "compare --trace", "trace"},
+    {"CompareRefusesSchedule", "compare --schedule=backprop", "schedule"},
+    {"CompareRefusesCheck", "compare --check", "check"},
+    {"SweepRefusesChromeTrace", "sweep --vary model.depth=2 --chrome-trace=t.json --out=s.h5",
+     "chrome_trace"},
+    {"SweepRefusesTheorySideBySide", "sweep --vary model.depth=2 --theory_side_by_side=true --out=s.h5",
+     "theory_side_by_side"},
+    {"CrossoverRefusesATangentOption", "crossover --fg.tangents=3", "fg.tangents"},
     // --- kernel
     {"KernelZeroByGrid", "kernel --grid=0x3", "mapping.grid"},
     {"KernelWithoutGrid", "kernel", "mapping.grid"},
