@@ -42,29 +42,25 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
   EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare"), "baseline"), "backprop");
 }
 
-TEST_F(CompareCommandTest, OverflowWithOnOverflowErrorExitsThreeAndStillWritesTheFile) {
-  const BinaryRun r =
-      run("compare --sim.arith=none --compare.depth_factors=1 --machine.sram_bytes=64 "
-          "--machine.on_overflow=error "
-          "--out=c.h5");
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("storage overflow: schedule backprop, tile "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("spatialsim: error: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("machine.on_overflow = error"), std::string::npos) << r.err;
-  H5::H5File in(path("c.h5"), H5F_ACC_RDONLY);
-  EXPECT_GT(analysis::testing::read_all<std::uint64_t>(
-                in.openDataSet("/runs/backprop/storage_overflow_tiles"), H5::PredType::NATIVE_UINT64)
-                .at(0),
-            0u);
-}
-
-TEST_F(CompareCommandTest, OverflowWithOnOverflowReportWarnsAndSucceeds) {
-  const BinaryRun r =
-      run("compare --sim.arith=none --compare.depth_factors=1 --machine.sram_bytes=64 "
-          "--machine.on_overflow=report "
-          "--out=c.h5");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("spatialsim: warning: "), std::string::npos) << r.err;
+// machine.on_overflow as for run: error exits 3, report warns; the file is written and records them.
+TEST_F(CompareCommandTest, OverflowsFollowMachineOnOverflow) {
+  for (const std::string policy : {"error", "report"}) {
+    const BinaryRun r =
+        run("compare --sim.arith=none --compare.depth_factors=1 --machine.sram_bytes=64 "
+            "--machine.on_overflow=" +
+            policy + " --out=c.h5");
+    EXPECT_EQ(r.exit_code, policy == "error" ? 3 : 0) << r.err;
+    EXPECT_NE(r.err.find("storage overflow: schedule backprop, tile "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(policy == "error" ? "spatialsim: error: " : "spatialsim: warning: "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("machine.on_overflow = " + policy), std::string::npos) << r.err;
+    H5::H5File in(path("c.h5"), H5F_ACC_RDONLY);
+    EXPECT_GT(analysis::testing::read_all<std::uint64_t>(
+                  in.openDataSet("/runs/backprop/storage_overflow_tiles"), H5::PredType::NATIVE_UINT64)
+                  .at(0),
+              0u);
+  }
 }
 
 TEST_F(CompareCommandTest, ReversibleModelIsJudgedAgainstTwiceForward) {
