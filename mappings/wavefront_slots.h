@@ -17,6 +17,7 @@
 // References returned by at() and find() stay valid while other wavefronts take slots (states live in
 // their own allocations); a released state's reference must not be used for the released wavefront.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -67,6 +68,23 @@ class WavefrontSlots {
   std::vector<std::unique_ptr<State>> m_states;  // every slot made
   std::vector<State*> m_free;
   std::function<State()> m_make;
+};
+
+// What several pools hold, for tests and reports: the wavefront states held now (summed) and the most slots
+// any one pool made.
+struct SlotCensus {
+  std::uint32_t held = 0;
+  std::uint32_t most_slots = 0;
+
+  template <typename State>
+  void count(const WavefrontSlots<State>& pool) {
+    held += pool.in_use();
+    most_slots = std::max(most_slots, pool.capacity());
+  }
+  void count(const SlotCensus& other) {
+    held += other.held;
+    most_slots = std::max(most_slots, other.most_slots);
+  }
 };
 
 }  // namespace spatialsim::mappings

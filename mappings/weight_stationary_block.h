@@ -126,15 +126,15 @@ class WeightStationaryBlock {
   void collect_parameters(sim::Matrix<double>& weights, std::vector<double>& bias) const;
   void zero_gradients();
 
-  // Wavefronts whose state this block holds now, and the most it ever held at once (its slots): the
-  // block's per-wavefront memory is bounded by the latter, not by the step's wavefront count.
-  std::uint32_t wavefronts_held() const {
-    return m_first_passes.in_use() + m_recomputations.in_use() + m_stashes.in_use() +
-           m_backward_passes.in_use();
-  }
-  std::uint32_t wavefront_slots() const {
-    return m_first_passes.capacity() + m_recomputations.capacity() + m_stashes.capacity() +
-           m_backward_passes.capacity();
+  // The per-wavefront state this block holds now, and the most slots one of its pools made: its memory is
+  // bounded by the wavefronts in flight, not by the step's wavefront count.
+  SlotCensus wavefront_census() const {
+    SlotCensus c;
+    c.count(m_first_passes);
+    c.count(m_recomputations);
+    c.count(m_stashes);
+    c.count(m_backward_passes);
+    return c;
   }
 
   // Parameters held by tile `tile_index` (its weight slice, plus its bias slice on an output tile).

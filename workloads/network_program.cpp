@@ -431,23 +431,13 @@ void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint3
 }
 
 template <typename T>
-std::uint32_t NetworkProgram<T>::wavefronts_held() const {
-  std::uint32_t held = 0;
-  for (const auto& pools : {&m_forward_pieces, &m_backward_pieces})
-    for (const auto& pool : *pools) held += pool.in_use();
-  for (const auto& pool : m_held) held += pool.in_use();
-  for (const auto& b : m_blocks) held += b->wavefronts_held();
-  return held;
-}
-
-template <typename T>
-std::uint32_t NetworkProgram<T>::wavefront_slots() const {
-  std::uint32_t most = 0;
-  for (const auto& pools : {&m_forward_pieces, &m_backward_pieces})
-    for (const auto& pool : *pools) most = std::max(most, pool.capacity());
-  for (const auto& pool : m_held) most = std::max(most, pool.capacity());
-  for (const auto& b : m_blocks) most = std::max(most, b->wavefront_slots());
-  return most;
+mappings::SlotCensus NetworkProgram<T>::wavefront_census() const {
+  mappings::SlotCensus c;
+  for (const auto* pools : {&m_forward_pieces, &m_backward_pieces})
+    for (const auto& pool : *pools) c.count(pool);
+  for (const auto& pool : m_held) c.count(pool);
+  for (const auto& b : m_blocks) c.count(b->wavefront_census());
+  return c;
 }
 
 template <typename T>

@@ -76,8 +76,7 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>& blocks() { return m_blocks; }
   // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
   // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
-  std::uint32_t wavefronts_held() const;
-  std::uint32_t wavefront_slots() const;
+  mappings::SlotCensus wavefront_census() const;
   // Forward gradients: layers 0..trunk_layers()-1 carry tangents (0: an exact schedule), and the K scalars
   // d_k of the last step started (empty before the step has reduced them, and in counting mode).
   std::uint32_t trunk_layers() const { return m_trunk; }

@@ -68,8 +68,9 @@ std::uint32_t slots_after_step(std::vector<std::string> model, const std::string
   engine.run();
   EXPECT_EQ(engine.ledger().total(sim::StorageCategory::stash), 0u) << schedule << ": stash left over";
   EXPECT_EQ(engine.ledger().total(sim::StorageCategory::transit), 0u) << schedule << ": transit left over";
-  EXPECT_EQ(program.wavefronts_held(), 0u) << schedule << ": state still held";
-  return program.wavefront_slots();
+  const mappings::SlotCensus census = program.wavefront_census();
+  EXPECT_EQ(census.held, 0u) << schedule << ": state still held";
+  return census.most_slots;
 }
 
 template <template <typename> class Program>

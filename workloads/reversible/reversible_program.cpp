@@ -147,21 +147,13 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
 }
 
 template <typename T>
-std::uint32_t ReversibleProgram<T>::wavefronts_held() const {
-  std::uint32_t held = m_entry_gradient ? m_entry_gradient->in_use() : 0;
-  for (const auto& pool : m_sites) held += pool.in_use();
-  for (const auto& pool : m_lanes) held += pool.in_use();
-  for (const auto& b : m_blocks) held += b->wavefronts_held();
-  return held;
-}
-
-template <typename T>
-std::uint32_t ReversibleProgram<T>::wavefront_slots() const {
-  std::uint32_t most = m_entry_gradient ? m_entry_gradient->capacity() : 0;
-  for (const auto& pool : m_sites) most = std::max(most, pool.capacity());
-  for (const auto& pool : m_lanes) most = std::max(most, pool.capacity());
-  for (const auto& b : m_blocks) most = std::max(most, b->wavefront_slots());
-  return most;
+mappings::SlotCensus ReversibleProgram<T>::wavefront_census() const {
+  mappings::SlotCensus c;
+  if (m_entry_gradient) c.count(*m_entry_gradient);
+  for (const auto& pool : m_sites) c.count(pool);
+  for (const auto& pool : m_lanes) c.count(pool);
+  for (const auto& b : m_blocks) c.count(b->wavefront_census());
+  return c;
 }
 
 template <typename T>

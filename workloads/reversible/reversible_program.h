@@ -54,8 +54,7 @@ class ReversibleProgram final : public sim::MessageHandler,
   const ReconstructionDrift& reconstruction_drift() const { return m_drift; }
   // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
   // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
-  std::uint32_t wavefronts_held() const;
-  std::uint32_t wavefront_slots() const;
+  mappings::SlotCensus wavefront_census() const;
   const CouplingGraph& graph() const { return m_graph; }
 
   void on_message(sim::Engine& engine, const sim::Message& message) override;
