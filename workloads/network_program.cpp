@@ -5,7 +5,6 @@
 #include <string>
 
 #include "sim/config.h"
-#include "workloads/host_injection.h"
 
 namespace spatialsim::workloads {
 
@@ -72,11 +71,10 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
                                    [cols] { return WavefrontItems<Assembly>{std::vector<Assembly>(cols)}; });
     m_held.emplace_back(G, [cols] { return WavefrontItems<HeldGradient>{std::vector<HeldGradient>(cols)}; });
   }
-  std::uint32_t first = 0;
-  for (std::uint32_t n : m_setup.wavefront_tokens) {
-    m_first_token.push_back(first);
-    first += n;
-  }
+  m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
+                               .target_port = static_cast<std::uint32_t>(Port::host_target),
+                               .target_group = L - 1},
+                              m_setup.bytes.activation, m_setup.wavefront_tokens);
   m_episode_started.resize(L);
   for (std::uint32_t l = 0; l < L; ++l) {
     if (m_schedule.recompute_before_backward(l) == nullptr) continue;
@@ -91,7 +89,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   ls.cols = last.col_ranges();
   for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) ls.output_tiles.push_back(last.output_tile(j));
   ls.wavefront_tokens = m_setup.wavefront_tokens;
-  ls.total_tokens = first;
+  ls.total_tokens = m_injection.total_tokens();
   ls.activation_bytes = m_setup.bytes.activation;
   ls.partial_sum_bytes = m_setup.bytes.partial_sum;
   ls.layer_tag = L - 1;
@@ -132,16 +130,6 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
 }
 
 template <typename T>
-void NetworkProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
-  const HostInjection injection{.input_port = static_cast<std::uint32_t>(Port::host_input),
-                                .target_port = static_cast<std::uint32_t>(Port::host_target),
-                                .target_group = layers() - 1,
-                                .activation_bytes = m_setup.bytes.activation};
-  inject_from_host(engine, injection, *m_blocks.front(), *m_blocks.back(), wf, m_first_token[wf], tokens(wf),
-                   m_data);
-}
-
-template <typename T>
 void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
   if (m.port < mappings::kFirstProgramPort) {
     m_blocks[m.group]->on_message(engine, m);
@@ -149,7 +137,7 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
   }
   switch (static_cast<Port>(m.port)) {
     case Port::inject:
-      inject(engine, m.serial);
+      m_injection.inject(engine, *m_blocks.front(), *m_blocks.back(), m.serial, m_data);
       return;
     case Port::host_input:
       enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(m), m.depth, Phase::forward);

@@ -25,6 +25,7 @@
 #include "workloads/data.h"
 #include "workloads/forward_gradient/generated_tangents.h"
 #include "workloads/forward_gradient/tangent_scalars.h"
+#include "workloads/host_injection.h"
 #include "workloads/loss_stage.h"
 #include "workloads/model_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
@@ -143,7 +144,6 @@ class NetworkProgram final : public sim::MessageHandler,
   std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
     return std::uint64_t{m_setup.bytes.activation} * tokens(wf) * elements;
   }
-  void inject(sim::Engine& engine, std::uint32_t wf);
   // Feeds X[:, I_row] into `layer`'s lane under the schedule's policy for this pass.
   void enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
              mappings::ValuesPtr<T> x, std::uint32_t depth, sim::Phase phase);
@@ -181,7 +181,7 @@ class NetworkProgram final : public sim::MessageHandler,
   std::unique_ptr<LossStage<T>> m_loss;
   std::vector<AssemblySlots> m_forward_pieces;   // [layer]: per lane
   std::vector<AssemblySlots> m_backward_pieces;  // [layer]: per output column
-  std::vector<std::uint32_t> m_first_token;      // per wavefront
+  HostInjection m_injection;
   const StepData* m_data = nullptr;
   std::vector<HeldSlots> m_held;                     // [layer]: per output column
   std::vector<std::vector<bool>> m_episode_started;  // [layer][wf]

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "workloads/host_injection.h"
-
 namespace spatialsim::workloads::reversible {
 
 using mappings::combine;
@@ -71,18 +69,17 @@ ReversibleProgram<T>::ReversibleProgram(const NetworkSetup& setup, const sim::Gr
       m_schedule(schedule),
       m_blocks(make_blocks<T>(setup, grid, *this)),
       m_graph(make_graph(setup, m_blocks)) {
-  std::uint32_t first = 0;
-  for (std::uint32_t n : m_setup.wavefront_tokens) {
-    m_first_token.push_back(first);
-    first += n;
-  }
+  m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
+                               .target_port = static_cast<std::uint32_t>(Port::host_target),
+                               .target_group = m_graph.layers().exit()},
+                              m_setup.bytes.activation, m_setup.wavefront_tokens);
   const auto& exit = block(m_graph.layers().exit());
   LossStageSetup ls;
   ls.loss = m_setup.model.loss;
   ls.cols = exit.col_ranges();
   for (std::uint32_t j = 0; j < exit.spec().layout.cols; ++j) ls.output_tiles.push_back(exit.output_tile(j));
   ls.wavefront_tokens = m_setup.wavefront_tokens;
-  ls.total_tokens = first;
+  ls.total_tokens = m_injection.total_tokens();
   ls.activation_bytes = m_setup.bytes.activation;
   ls.partial_sum_bytes = m_setup.bytes.partial_sum;
   ls.layer_tag = m_graph.layers().exit();
@@ -193,16 +190,6 @@ void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, s
 }
 
 template <typename T>
-void ReversibleProgram<T>::inject(sim::Engine& engine, std::uint32_t wf) {
-  const HostInjection injection{.input_port = static_cast<std::uint32_t>(Port::host_input),
-                                .target_port = static_cast<std::uint32_t>(Port::host_target),
-                                .target_group = m_graph.layers().exit(),
-                                .activation_bytes = m_setup.bytes.activation};
-  inject_from_host(engine, injection, block(CouplingLayers::entry()), block(m_graph.layers().exit()), wf,
-                   m_first_token[wf], tokens(wf), m_data);
-}
-
-template <typename T>
 void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
   if (m.port < mappings::kFirstProgramPort) {
     m_blocks[m.group]->on_message(engine, m);
@@ -210,7 +197,8 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
   }
   switch (static_cast<Port>(m.port)) {
     case Port::inject:
-      inject(engine, m.serial);
+      m_injection.inject(engine, block(CouplingLayers::entry()), block(m_graph.layers().exit()), m.serial,
+                         m_data);
       return;
     case Port::host_input:
       // The entry layer keeps its inputs (and Z) for its own backward pass, as backprop would.

@@ -23,6 +23,7 @@
 
 #include "mappings/wavefront_slots.h"
 #include "mappings/weight_stationary_block.h"
+#include "workloads/host_injection.h"
 #include "workloads/loss_stage.h"
 #include "workloads/network_program.h"
 #include "workloads/reversible/coupling_graph.h"
@@ -133,7 +134,6 @@ class ReversibleProgram final : public sim::MessageHandler,
     return m_graph.home_ranges(value)[j];
   }
 
-  void inject(sim::Engine& engine, std::uint32_t wf);
   void send_along(sim::Engine& engine, std::uint32_t edge, std::uint32_t wf, std::uint32_t j,
                   const mappings::ValuesPtr<T>& v, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   void receive_value(sim::Engine& engine, const sim::Message& m);
@@ -166,7 +166,7 @@ class ReversibleProgram final : public sim::MessageHandler,
   std::vector<mappings::WavefrontSlots<Gathers>> m_lanes;               // [layer]: per lane
   std::unique_ptr<mappings::WavefrontSlots<Gathers>> m_entry_gradient;  // per entry column: a_0, b_0 parts
   std::vector<std::vector<sim::Matrix<T>>> m_forward_values;  // [value][wf], T_g x d/2: drift reference
-  std::vector<std::uint32_t> m_first_token;
+  HostInjection m_injection;
   const StepData* m_data = nullptr;
   ReconstructionDrift m_drift;
 };
