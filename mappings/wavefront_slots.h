@@ -70,6 +70,23 @@ class WavefrontSlots {
   std::function<State()> m_make;
 };
 
+// One wavefront's items of one kind (one per lane or per output column, say), `open` of them in use: the
+// state of a program that gathers pieces per lane or per column, held in a pool while any item is open.
+template <typename Item>
+struct WavefrontItems {
+  std::vector<Item> items;
+  std::uint32_t open = 0;
+  void reset() { open = 0; }
+};
+template <typename Item>
+using ItemSlots = WavefrontSlots<WavefrontItems<Item>>;
+
+// A pool of `count` items per wavefront, for a step of `wavefronts`.
+template <typename Item>
+ItemSlots<Item> item_slots(std::uint32_t wavefronts, std::uint32_t count) {
+  return ItemSlots<Item>(wavefronts, [count] { return WavefrontItems<Item>{std::vector<Item>(count)}; });
+}
+
 // What several pools hold, for tests and reports: the wavefront states held now (summed) and the most slots
 // any one pool made.
 struct SlotCensus {

@@ -65,11 +65,9 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   for (std::uint32_t l = 0; l < L; ++l) {
     const std::uint32_t rows = m_blocks[l]->spec().layout.rows;
     const std::uint32_t cols = m_blocks[l]->spec().layout.cols;
-    m_forward_pieces.emplace_back(G,
-                                  [rows] { return WavefrontItems<Assembly>{std::vector<Assembly>(rows)}; });
-    m_backward_pieces.emplace_back(G,
-                                   [cols] { return WavefrontItems<Assembly>{std::vector<Assembly>(cols)}; });
-    m_held.emplace_back(G, [cols] { return WavefrontItems<HeldGradient>{std::vector<HeldGradient>(cols)}; });
+    m_forward_pieces.push_back(mappings::item_slots<Assembly>(G, rows));
+    m_backward_pieces.push_back(mappings::item_slots<Assembly>(G, cols));
+    m_held.push_back(mappings::item_slots<HeldGradient>(G, cols));
   }
   m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
                                .target_port = static_cast<std::uint32_t>(Port::host_target),
@@ -230,7 +228,7 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
   AssemblySlots& slots = m_forward_pieces[layer];
-  WavefrontItems<Assembly>& lanes = slots.at(m.serial);
+  mappings::WavefrontItems<Assembly>& lanes = slots.at(m.serial);
   Assembly& a = lanes.items[row];
   if (a.pieces == 0) ++lanes.open;
   if (a.pieces == 0 && m_setup.with_values)  // rows: T_g, or (1 + K) T_g with tangent streams
@@ -300,7 +298,7 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   }
   const Range J = block.col_ranges()[col];
   AssemblySlots& slots = m_backward_pieces[layer];
-  WavefrontItems<Assembly>& columns = slots.at(m.serial);
+  mappings::WavefrontItems<Assembly>& columns = slots.at(m.serial);
   Assembly& a = columns.items[col];
   if (a.pieces == 0) ++columns.open;
   if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), J.size);
@@ -353,7 +351,7 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
     return;
   }
   HeldSlots& slots = m_held[layer];
-  WavefrontItems<HeldGradient>& columns = slots.at(wf);
+  mappings::WavefrontItems<HeldGradient>& columns = slots.at(wf);
   HeldGradient& held = columns.items[col];
   if (held.recomputed) {  // another column's gradient started the episode, and this column is rebuilt
     held = HeldGradient{};
@@ -403,7 +401,7 @@ void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint3
                                                  std::uint32_t col) {
   auto& block = *m_blocks[layer];
   HeldSlots& slots = m_held[layer];
-  WavefrontItems<HeldGradient>& columns = slots.at(wf);
+  mappings::WavefrontItems<HeldGradient>& columns = slots.at(wf);
   HeldGradient& held = columns.items[col];
   if (!held.have_dy) {
     held.recomputed = true;  // its gradient is still on the way

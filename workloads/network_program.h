@@ -128,16 +128,8 @@ class NetworkProgram final : public sim::MessageHandler,
     std::uint32_t depth = 0;
     sim::Phase phase = sim::Phase::forward;
   };
-  // One wavefront's items in one layer (one per lane or per output column), `open` of them in use: held in
-  // a WavefrontSlots pool only while some are.
-  template <typename Item>
-  struct WavefrontItems {
-    std::vector<Item> items;
-    std::uint32_t open = 0;
-    void reset() { open = 0; }
-  };
-  using AssemblySlots = mappings::WavefrontSlots<WavefrontItems<Assembly>>;
-  using HeldSlots = mappings::WavefrontSlots<WavefrontItems<HeldGradient>>;
+  using AssemblySlots = mappings::ItemSlots<Assembly>;
+  using HeldSlots = mappings::ItemSlots<HeldGradient>;
 
   std::uint32_t layers() const { return static_cast<std::uint32_t>(m_blocks.size()); }
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }

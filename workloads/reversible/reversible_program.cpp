@@ -129,11 +129,11 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
   m_lanes.clear();
   for (std::uint32_t l = 0; l < m_blocks.size(); ++l) {
     const std::uint32_t rows = block(l).spec().layout.rows;
-    m_lanes.emplace_back(G, [rows] { return Gathers{std::vector<Gather>(rows)}; });
+    m_lanes.push_back(mappings::item_slots<Gather>(G, rows));
   }
   const std::uint32_t entry_columns = block(CouplingLayers::entry()).spec().layout.cols;
-  m_entry_gradient = std::make_unique<mappings::WavefrontSlots<Gathers>>(
-      G, [entry_columns] { return Gathers{std::vector<Gather>(entry_columns)}; });
+  m_entry_gradient =
+      std::make_unique<mappings::ItemSlots<Gather>>(mappings::item_slots<Gather>(G, entry_columns));
 
   for (std::uint32_t wf = 0; wf < G; ++wf) {
     engine.post_local(sim::Message{.dst = block(CouplingLayers::entry()).lane_entry_tile(0),
@@ -247,7 +247,7 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
     settle_sites(e.skip_value, m.serial);
     return;
   }
-  Gathers& lanes = m_lanes[e.layer].at(m.serial);
+  mappings::WavefrontItems<Gather>& lanes = m_lanes[e.layer].at(m.serial);
   Gather& g = lanes.items[at];
   if (g.pieces == 0) ++lanes.open;
   if (!g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
@@ -509,7 +509,7 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
   std::uint32_t parts = 0;
   for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)})
     parts += home_range(v, j).size != 0 ? 1 : 0;
-  Gathers& columns = m_entry_gradient->at(wf);
+  mappings::WavefrontItems<Gather>& columns = m_entry_gradient->at(wf);
   Gather& whole = columns.items[j];
   if (whole.pieces == 0) ++columns.open;
   if (m_setup.with_values) {

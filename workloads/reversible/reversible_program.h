@@ -110,11 +110,6 @@ class ReversibleProgram final : public sim::MessageHandler,
     std::vector<Site> columns;
     void reset() { std::fill(columns.begin(), columns.end(), Site{}); }
   };
-  struct Gathers {
-    std::vector<Gather> items;
-    std::uint32_t open = 0;  // items holding pieces
-    void reset() { open = 0; }
-  };
 
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
   std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
@@ -162,10 +157,10 @@ class ReversibleProgram final : public sim::MessageHandler,
   CouplingGraph m_graph;
   std::unique_ptr<LossStage<T>> m_loss;
   TileOptimizer<T> m_updates;
-  std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;            // [value]: per home column
-  std::vector<mappings::WavefrontSlots<Gathers>> m_lanes;               // [layer]: per lane
-  std::unique_ptr<mappings::WavefrontSlots<Gathers>> m_entry_gradient;  // per entry column: a_0, b_0 parts
-  std::vector<std::vector<sim::Matrix<T>>> m_forward_values;  // [value][wf], T_g x d/2: drift reference
+  std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;      // [value]: per home column
+  std::vector<mappings::ItemSlots<Gather>> m_lanes;               // [layer]: per lane
+  std::unique_ptr<mappings::ItemSlots<Gather>> m_entry_gradient;  // per entry column: a_0, b_0 parts
+  std::vector<std::vector<sim::Matrix<T>>> m_forward_values;      // [value][wf], T_g x d/2: drift reference
   HostInjection m_injection;
   const StepData* m_data = nullptr;
   ReconstructionDrift m_drift;
