@@ -263,6 +263,19 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
 }
 
 template <typename T>
+void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf,
+                                                   std::uint32_t from_i, std::uint32_t from_j,
+                                                   std::uint32_t to_i, std::uint32_t to_j,
+                                                   std::uint64_t primal_bytes, Phase phase,
+                                                   std::uint32_t depth, Cycle ready) const {
+  if (m_spec.tangents == 0) return;
+  send(engine, live,
+       message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
+               MessageKind::tangent, phase, depth, nullptr),
+       ready);
+}
+
+template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
   // The stash can be empty already when this is not the first column (entry_only: the lane entries have

@@ -14,7 +14,8 @@
 // tangent k). Each tile adds X[:, I_i] V_k[I_i, J_j] to tangent k's partial sums, with its slice of V_k
 // regenerated from the TangentSource; the output tile adds dB_k and multiplies by act'(Z). The tangent bytes
 // are counted as a companion message of kind `tangent` on the same route (BlockPort::tangent_shadow).
-// These members live in weight_stationary_block_tangents.cpp.
+// The tangent arithmetic (finish_tangent_column, add_tangent_products) is in
+// weight_stationary_block_tangents.cpp.
 //
 // Usage:
 //   WeightStationaryBlock<float> block(spec, grid, listener);

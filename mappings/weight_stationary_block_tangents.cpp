@@ -85,19 +85,6 @@ void WeightStationaryBlock<T>::add_tangent_products(std::uint32_t wf, std::uint3
   }
 }
 
-template <typename T>
-void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf,
-                                                   std::uint32_t from_i, std::uint32_t from_j,
-                                                   std::uint32_t to_i, std::uint32_t to_j,
-                                                   std::uint64_t primal_bytes, Phase phase,
-                                                   std::uint32_t depth, Cycle ready) const {
-  if (m_spec.tangents == 0) return;
-  send(engine, live,
-       message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
-               MessageKind::tangent, phase, depth, nullptr),
-       ready);
-}
-
 // The class is instantiated in weight_stationary_block.cpp; these members are defined only here.
 template void WeightStationaryBlock<float>::finish_tangent_column(sim::Engine&, PassState&, std::uint32_t,
                                                                   std::uint32_t, const ValuesPtr<float>&,
@@ -105,19 +92,11 @@ template void WeightStationaryBlock<float>::finish_tangent_column(sim::Engine&, 
 template void WeightStationaryBlock<float>::add_tangent_products(std::uint32_t, std::uint32_t, std::uint32_t,
                                                                  const sim::Matrix<float>&,
                                                                  sim::Matrix<float>&) const;
-template void WeightStationaryBlock<float>::send_tangent_shadow(sim::Engine&, std::uint32_t&, std::uint32_t,
-                                                                std::uint32_t, std::uint32_t, std::uint32_t,
-                                                                std::uint32_t, std::uint64_t, Phase,
-                                                                std::uint32_t, Cycle) const;
 template void WeightStationaryBlock<double>::finish_tangent_column(sim::Engine&, PassState&, std::uint32_t,
                                                                    std::uint32_t, const ValuesPtr<double>&,
                                                                    std::uint32_t, Cycle, Phase);
 template void WeightStationaryBlock<double>::add_tangent_products(std::uint32_t, std::uint32_t, std::uint32_t,
                                                                   const sim::Matrix<double>&,
                                                                   sim::Matrix<double>&) const;
-template void WeightStationaryBlock<double>::send_tangent_shadow(sim::Engine&, std::uint32_t&, std::uint32_t,
-                                                                 std::uint32_t, std::uint32_t, std::uint32_t,
-                                                                 std::uint32_t, std::uint64_t, Phase,
-                                                                 std::uint32_t, Cycle) const;
 
 }  // namespace spatialsim::mappings
