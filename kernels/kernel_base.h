@@ -6,7 +6,7 @@
 //   require_square(grid, name());
 //   send_element(engine, {.src = a, .dst = b, .kind = sim::MessageKind::lane, .port = kPortA}, value,
 //                stamp, m_element_bytes, engine.now());
-//   double v = element_value(message);
+//   double v = element_value(engine, message);
 
 #include <cstdint>
 #include <memory>
@@ -26,8 +26,8 @@ struct ElementPayload : sim::Payload {
   double value;
 };
 
-inline double element_value(const sim::Message& message) {
-  return static_cast<const ElementPayload&>(*message.payload).value;
+inline double element_value(const sim::Engine& engine, const sim::Message& message) {
+  return static_cast<const ElementPayload&>(*engine.payload(message)).value;
 }
 
 // Sends one element from `message.src` to `message.dst` now, in phase `forward`. `message` supplies the
@@ -38,8 +38,7 @@ inline sim::Cycle send_element(sim::Engine& engine, sim::Message message, double
   message.bytes = element_bytes;
   message.phase = sim::Phase::forward;
   message.depth = stamp;
-  message.payload = std::make_shared<const ElementPayload>(value);
-  return engine.send(std::move(message), depart);
+  return engine.send(message, depart, std::make_shared<const ElementPayload>(value));
 }
 
 inline void require_tiles(const GridShape& grid, std::string_view kernel) {

@@ -92,10 +92,10 @@ void TreeCollective::run(sim::Engine& engine, std::uint64_t element_bytes) {
 void TreeCollective::on_message(sim::Engine& engine, const sim::Message& message) {
   const sim::TileId t = message.dst;
   if (message.port == kPortDown) {
-    broadcast_step(engine, t, element_value(message), message.depth);
+    broadcast_step(engine, t, element_value(engine, message), message.depth);
     return;
   }
-  m_partial[t] += element_value(message);
+  m_partial[t] += element_value(engine, message);
   m_partial_stamp[t] = std::max(m_partial_stamp[t], message.depth);
   if (--m_waiting_for[t] == 0) reduce_step(engine, t);
 }

@@ -24,11 +24,11 @@ ValuesPtr<T> make_values(sim::Matrix<T> m) {
   return std::make_shared<const Values<T>>(std::move(m));
 }
 
-// The values a message carries, or nullptr in counting mode.
+// The values a message carries (engine.payload(message)) as T values, or nullptr in counting mode.
 template <typename T>
-ValuesPtr<T> values_of(const sim::Message& m) {
-  if (!m.payload) return nullptr;  // counting mode: no reference count to touch
-  return std::static_pointer_cast<const Values<T>>(m.payload);
+ValuesPtr<T> values_of(const sim::PayloadPtr& payload) {
+  if (!payload) return nullptr;  // counting mode: no reference count to touch
+  return std::static_pointer_cast<const Values<T>>(payload);
 }
 
 // Columns [first, first + count) of v: v itself (shared, not copied) when that is all of it; null in

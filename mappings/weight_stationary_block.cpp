@@ -65,7 +65,7 @@ template <typename T>
 sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
                                                std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
                                                std::uint64_t bytes, MessageKind kind, Phase phase,
-                                               std::uint32_t depth, const ValuesPtr<T>& payload) const {
+                                               std::uint32_t depth) const {
   return sim::Message{.src = tile(from_i, from_j),
                       .dst = tile(to_i, to_j),
                       .bytes = bytes,
@@ -75,8 +75,7 @@ sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf,
                       .port = static_cast<std::uint32_t>(port),
                       .group = m_spec.layer,
                       .serial = wf,
-                      .slot = local(to_i, to_j),
-                      .payload = payload};
+                      .slot = local(to_i, to_j)};
 }
 
 template <typename T>
@@ -153,8 +152,8 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const std::uint64_t xb = x_bytes(wf, i);
   if (j != L.exit_col()) {
     send(engine, pass.live,
-         message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth, x),
-         ready);
+         message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth), ready,
+         x);
     if (m_spec.input_tangents)
       send_tangent_shadow(engine, pass.live, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
   }
@@ -216,8 +215,8 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass
   } else {
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
     send(engine, pass.live,
-         message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth, sum),
-         ready);
+         message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth), ready,
+         sum);
     send_tangent_shadow(engine, pass.live, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
   }
 }
@@ -271,8 +270,8 @@ void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uin
   if (m_spec.tangents == 0) return;
   send(engine, live,
        message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
-               MessageKind::tangent, phase, depth, nullptr),
-       ready);
+               MessageKind::tangent, phase, depth),
+       ready, nullptr);
 }
 
 template <typename T>
@@ -349,8 +348,8 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
     const std::uint64_t bytes = y_bytes(wf, j);
     send(engine, bp.live,
          message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
-                 Phase::backward, depth, dz),
-         ready);
+                 Phase::backward, depth),
+         ready, dz);
   }
   BackwardState& bs = tb.grad;
   if (!bs.have_x) ++bp.live;  // the weight-gradient state starts holding
@@ -368,8 +367,8 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
     send(engine, bp.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                 MessageKind::rebroadcast, Phase::backward, depth, bs.x),
-         ready);
+                 MessageKind::rebroadcast, Phase::backward, depth),
+         ready, bs.x);
   }
   if (m_spec.computes_input_gradient) {
     const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
@@ -399,8 +398,8 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
   if (j != L.exit_col()) {
     send(engine, bp.live,
          message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                 MessageKind::rebroadcast, Phase::backward, depth, x),
-         ready);
+                 MessageKind::rebroadcast, Phase::backward, depth),
+         ready, x);
   }
   BackwardState& bs = bp.tiles[local(i, j)].grad;
   if (!bs.have_dz) ++bp.live;  // the weight-gradient state starts holding
@@ -459,8 +458,8 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassSt
     const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
     send(engine, bp.live,
          message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
-                 Phase::backward, depth, sum),
-         ready);
+                 Phase::backward, depth),
+         ready, sum);
   }
 }
 
@@ -475,7 +474,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
     case BlockPort::lane: {
       PassState& pass = passes(m.phase).at(wf);
       --pass.live;  // delivered
-      receive_lane(engine, pass, wf, i, j, values_of<T>(m), m.depth, now, m.phase);
+      receive_lane(engine, pass, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now, m.phase);
       settle(passes(m.phase), pass, wf);
       return;
     }
@@ -483,7 +482,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       PassState& pass = passes(m.phase).at(wf);
       Join& jn = pass.joins[m.slot];
       if (jn.have_mine) --pass.live;  // delivered into a join that holds already
-      jn.incoming = values_of<T>(m);
+      jn.incoming = values_of<T>(engine.payload(m));
       jn.have_incoming = true;
       jn.depth = std::max(jn.depth, m.depth);
       jn.ready = std::max(jn.ready, now);
@@ -500,7 +499,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
     case BlockPort::grad_column: {
       BackwardPassState& bp = m_backward_passes.at(wf);
       --bp.live;
-      receive_dz(engine, bp, wf, i, j, values_of<T>(m), m.depth, now);
+      receive_dz(engine, bp, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now);
       settle(m_backward_passes, bp, wf);
       settle_stash(wf);
       return;
@@ -509,7 +508,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
       BackwardPassState& bp = m_backward_passes.at(wf);
       Join& jb = bp.tiles[m.slot].join;
       if (jb.have_mine) --bp.live;  // delivered into a join that holds already
-      jb.incoming = values_of<T>(m);
+      jb.incoming = values_of<T>(engine.payload(m));
       jb.have_incoming = true;
       jb.depth = std::max(jb.depth, m.depth);
       jb.ready = std::max(jb.ready, now);
@@ -520,7 +519,7 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
     case BlockPort::rebroadcast: {
       BackwardPassState& bp = m_backward_passes.at(wf);
       --bp.live;
-      receive_rebroadcast(engine, bp, wf, i, j, values_of<T>(m), m.depth, now);
+      receive_rebroadcast(engine, bp, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now);
       settle(m_backward_passes, bp, wf);
       settle_stash(wf);
       return;

@@ -237,11 +237,16 @@ class WeightStationaryBlock {
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
   sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
                        std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
-                       sim::Phase phase, std::uint32_t depth, const ValuesPtr<T>& payload) const;
-  // Sends a message that keeps the pass owning `live` (forward or backward) in flight until delivered.
-  static void send(sim::Engine& engine, std::uint32_t& live, sim::Message&& message, sim::Cycle depart) {
+                       sim::Phase phase, std::uint32_t depth) const;
+  // Sends a message that keeps the pass owning `live` (forward or backward) in flight until delivered,
+  // with `values` (null in counting mode).
+  static void send(sim::Engine& engine, std::uint32_t& live, const sim::Message& message, sim::Cycle depart,
+                   const ValuesPtr<T>& values) {
     ++live;
-    engine.send(std::move(message), depart);
+    if (values)
+      engine.send(message, depart, values);
+    else
+      engine.send(message, depart);
   }
   // The first forward pass, or the recomputations.
   WavefrontSlots<PassState>& passes(sim::Phase phase) {

@@ -19,6 +19,17 @@ std::uint32_t Engine::host_hops_of(const Message& m) const {
   return m_grid.host_hops(m.src == kHostTile ? m.dst : m.src);
 }
 
+PayloadId Engine::hold(PayloadPtr values) {
+  if (m_free_payloads.empty()) {
+    m_payloads.push_back(std::move(values));
+    return static_cast<PayloadId>(m_payloads.size() - 1);
+  }
+  const PayloadId id = m_free_payloads.back();
+  m_free_payloads.pop_back();
+  m_payloads[id] = std::move(values);
+  return id;
+}
+
 void Engine::throw_in_the_past(const char* what) {
   throw std::logic_error(std::string("engine: ") + what + " in the past");
 }
@@ -53,11 +64,12 @@ Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready
 void Engine::run() {
   if (m_handler == nullptr) throw std::logic_error("engine: run() without a message handler");
   while (!m_queue.empty()) {
-    auto [cycle, message] = m_queue.pop();
+    const auto [cycle, message] = m_queue.pop();
     m_now = cycle;
     ++m_counters.events;
     if (message.depth > m_counters.depth) m_counters.depth = message.depth;
     m_handler->on_message(*this, message);
+    if (message.payload != kNoPayload) drop(message.payload);
   }
   m_counters.makespan_cycles = std::max({m_counters.makespan_cycles, m_now, m_last_compute_end});
 }

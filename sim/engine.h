@@ -62,35 +62,20 @@ class Engine {
 
   // Sends `message` leaving its source at `depart` (>= now). Counts bytes and byte-hops under the
   // message's phase and kind, and schedules its delivery. src or dst may be kHostTile (grid-edge I/O).
-  // Returns the arrival cycle.
+  // Returns the arrival cycle. `values` (may be null: counting mode) travel with it, readable at delivery
+  // with payload(); the engine holds them until the receiver's on_message returns.
   // Inline: every event sends about one message.
-  Cycle send(Message message, Cycle depart) {
-    if (depart < m_now) throw_in_the_past("send departs");
-    const std::uint32_t hops = hops_of(message);
-    const bool latency_only =
-        m_timing.link_bytes_per_cycle == 0 || message.src == kHostTile || message.dst == kHostTile;
-    const Cycle arrive = latency_only ? depart + hops * m_timing.hop_latency : reserve_links(message, depart);
-    const std::uint64_t byte_hops = message.bytes * hops;
-    const auto p = message.phase;
-    const auto k = message.kind;
-    m_counters.byte_hops.at(p, k) += byte_hops;
-    m_counters.bytes.at(p, k) += message.bytes;
-    m_counters.messages.at(p, k) += 1;
-    if (message.src != kHostTile) {
-      m_tile_counters.bytes_sent[message.src] += message.bytes;
-      m_tile_counters.byte_hops_sent[message.src] += byte_hops;
-    }
-    if (message.dst != kHostTile) m_tile_counters.bytes_received[message.dst] += message.bytes;
-    for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
-    message.depth += hops;
-    m_queue.push(arrive, std::move(message));
-    return arrive;
+  Cycle send(const Message& message, Cycle depart) { return send_held(message, depart, kNoPayload); }
+  Cycle send(const Message& message, Cycle depart, PayloadPtr values) {
+    return send_held(message, depart, values ? hold(std::move(values)) : kNoPayload);
   }
   // Delivers `message` to its own destination at `at` without any traffic: a timer, not a transfer.
-  void post_local(Message message, Cycle at) {
+  void post_local(const Message& message, Cycle at) {
     if (at < m_now) throw_in_the_past("timer");
-    m_queue.push(at, std::move(message));
+    m_queue.push(at, message).payload = kNoPayload;
   }
+  // The values `message` carries (null if none), while it is being delivered. Copy the pointer to keep them.
+  const PayloadPtr& payload(const Message& message) const { return m_payloads[message.payload]; }
 
   // Performs `flops` on `tile` once its inputs are ready at `ready`; returns the cycle it finishes.
   // A tile computes one thing at a time.
@@ -133,6 +118,35 @@ class Engine {
     return host_hops_of(m);
   }
   std::uint32_t host_hops_of(const Message& m) const;
+  Cycle send_held(const Message& message, Cycle depart, PayloadId payload) {
+    if (depart < m_now) throw_in_the_past("send departs");
+    const std::uint32_t hops = hops_of(message);
+    const bool latency_only =
+        m_timing.link_bytes_per_cycle == 0 || message.src == kHostTile || message.dst == kHostTile;
+    const Cycle arrive = latency_only ? depart + hops * m_timing.hop_latency : reserve_links(message, depart);
+    const std::uint64_t byte_hops = message.bytes * hops;
+    const auto p = message.phase;
+    const auto k = message.kind;
+    m_counters.byte_hops.at(p, k) += byte_hops;
+    m_counters.bytes.at(p, k) += message.bytes;
+    m_counters.messages.at(p, k) += 1;
+    if (message.src != kHostTile) {
+      m_tile_counters.bytes_sent[message.src] += message.bytes;
+      m_tile_counters.byte_hops_sent[message.src] += byte_hops;
+    }
+    if (message.dst != kHostTile) m_tile_counters.bytes_received[message.dst] += message.bytes;
+    for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
+    Message& queued = m_queue.push(arrive, message);
+    queued.depth += hops;
+    queued.payload = payload;
+    return arrive;
+  }
+  // Payloads in flight: a slot per message that carries values, reused once it has been delivered.
+  PayloadId hold(PayloadPtr values);
+  void drop(PayloadId id) {
+    m_payloads[id].reset();
+    m_free_payloads.push_back(id);
+  }
   // Finite-bandwidth links: reserves the links of the route; returns the arrival of the tail.
   Cycle reserve_links(const Message& m, Cycle depart);
   [[noreturn]] static void throw_in_the_past(const char* what);
@@ -142,6 +156,8 @@ class Engine {
   MessageHandler* m_handler = nullptr;
   std::vector<EngineObserver*> m_observers;
   EventQueue<Message> m_queue;
+  std::vector<PayloadPtr> m_payloads{1};  // [kNoPayload] stays null
+  std::vector<PayloadId> m_free_payloads;
   StorageLedger m_ledger;
   Counters m_counters;
   TileCounters m_tile_counters;

@@ -4,7 +4,7 @@
 //
 // Usage:
 //   EventQueue<Message> q;
-//   q.push(5, msg);
+//   q.push(5, msg);                  // msg is copied (Item: small and trivially copyable)
 //   while (!q.empty()) { auto [cycle, m] = q.pop(); ... }
 //
 // Contract: push(at) with at >= the cycle of the last pop (the engine never schedules into the past).
@@ -32,23 +32,24 @@ class EventQueue {
  public:
   EventQueue() : m_buckets(kWindow) {}
 
-  void push(Cycle at, Item item) {
+  // Returns the queued copy, which the caller may still amend before the next push or pop.
+  Item& push(Cycle at, const Item& item) {
     ++m_size;
     if (at < m_cursor + kWindow) {
-      m_buckets[at & kMask].items.push_back(std::move(item));
       ++m_near;
-      return;
+      return m_buckets[at & kMask].items.emplace_back(item);
     }
     std::uint32_t slot;
     if (m_free.empty()) {
       slot = static_cast<std::uint32_t>(m_far_items.size());
-      m_far_items.push_back(std::move(item));
+      m_far_items.push_back(item);
     } else {
       slot = m_free.back();
       m_free.pop_back();
-      m_far_items[slot] = std::move(item);
+      m_far_items[slot] = item;
     }
     m_far.push(FarEntry{at, m_next_sequence++, slot});
+    return m_far_items[slot];
   }
 
   bool empty() const { return m_size == 0; }
@@ -59,7 +60,7 @@ class EventQueue {
     for (;;) {
       Bucket& b = m_buckets[m_cursor & kMask];
       if (b.head < b.items.size()) {
-        Item item = std::move(b.items[b.head++]);
+        const Item item = b.items[b.head++];
         if (b.head == b.items.size()) {
           // Keep a small capacity for reuse; give back a burst's, so that the window never holds
           // kWindow copies of the busiest cycle's storage.
@@ -69,7 +70,7 @@ class EventQueue {
         }
         --m_near;
         --m_size;
-        return {m_cursor, std::move(item)};
+        return {m_cursor, item};
       }
       // This cycle is drained: step the window one cycle, or jump to the earliest far event when
       // nothing near is left.
@@ -102,8 +103,7 @@ class EventQueue {
     while (!m_far.empty() && m_far.top().cycle < m_cursor + kWindow) {
       const FarEntry e = m_far.top();
       m_far.pop();
-      m_buckets[e.cycle & kMask].items.push_back(std::move(m_far_items[e.slot]));
-      m_far_items[e.slot] = Item{};  // drop shared payloads now, not when the slot is reused
+      m_buckets[e.cycle & kMask].items.push_back(m_far_items[e.slot]);
       m_free.push_back(e.slot);
       ++m_near;
     }

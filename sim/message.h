@@ -1,19 +1,30 @@
 #pragma once
 // A message between tiles. The engine reads src, dst, bytes, kind, phase and depth; the rest is carried
 // unread for the program that receives it.
+//
+// Why values travel beside the message, not in it: every event copies its message into and out of the
+// event queue, and a counting-mode run moves millions of them with no values at all. A message is plain
+// data (48 bytes, trivially copyable); the values a message carries, if any, are held by the engine and
+// named by `payload` (Engine::send with a payload, Engine::payload at delivery).
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "sim/types.h"
 
 namespace spatialsim::sim {
 
-// Values a message carries. Programs derive their own payload types; the engine only moves the pointer,
+// Values a message carries. Programs derive their own payload types; the engine only holds the pointer,
 // so a value forwarded along a lane is shared, not copied.
 struct Payload {
   virtual ~Payload() = default;
 };
+using PayloadPtr = std::shared_ptr<const Payload>;
+
+// The engine's handle of a payload in flight; kNoPayload when the message carries no values.
+using PayloadId = std::uint32_t;
+inline constexpr PayloadId kNoPayload = 0;
 
 struct Message {
   TileId src = 0;
@@ -29,7 +40,9 @@ struct Message {
   std::uint32_t group = 0;
   std::uint32_t serial = 0;
   std::uint32_t slot = 0;
-  std::shared_ptr<const Payload> payload;
+  PayloadId payload = kNoPayload;  // set by the engine
 };
+static_assert(std::is_trivially_copyable_v<Message>);
+static_assert(sizeof(Message) == 48);
 
 }  // namespace spatialsim::sim

@@ -65,10 +65,8 @@ class HostInjection {
                                .port = m_ports.input_port,
                                .group = 0,
                                .serial = wf,
-                               .slot = i,
-                               .payload = data ? token_slice<T>(data->inputs, m_first_token[wf], tokens, I)
-                                               : nullptr},
-                  engine.now());
+                               .slot = i},
+                  engine.now(), data ? token_slice<T>(data->inputs, m_first_token[wf], tokens, I) : nullptr);
     }
     for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) {
       const mappings::Range J = last.col_ranges()[j];
@@ -80,10 +78,8 @@ class HostInjection {
                                .port = m_ports.target_port,
                                .group = m_ports.target_group,
                                .serial = wf,
-                               .slot = j,
-                               .payload = data ? token_slice<T>(data->targets, m_first_token[wf], tokens, J)
-                                               : nullptr},
-                  engine.now());
+                               .slot = j},
+                  engine.now(), data ? token_slice<T>(data->targets, m_first_token[wf], tokens, J) : nullptr);
     }
   }
 

@@ -119,9 +119,8 @@ void LossStage<T>::send(sim::Engine& engine, std::uint32_t port, std::uint32_t w
                            .port = port,
                            .group = m_setup.layer_tag,
                            .serial = wf,
-                           .slot = to_col,
-                           .payload = std::move(lse)},
-              ready);
+                           .slot = to_col},
+              ready, std::move(lse));
 }
 
 template <typename T>
@@ -130,14 +129,14 @@ void LossStage<T>::on_message(sim::Engine& engine, const sim::Message& m) {
   c.depth = std::max(c.depth, m.depth);
   c.ready = std::max(c.ready, engine.now());
   if (m.port == m_setup.reduce_port) {
-    c.incoming_lse = mappings::values_of<T>(m);
+    c.incoming_lse = mappings::values_of<T>(engine.payload(m));
     c.have_incoming = true;
     try_reduce(engine, m.serial, m.slot);
   } else if (m.port == m_setup.broadcast_port) {
     if (m.slot > 0)
-      send(engine, m_setup.broadcast_port, m.serial, m.slot, m.slot - 1, mappings::values_of<T>(m), c.depth,
-           c.ready);
-    finish(engine, m.serial, m.slot, mappings::values_of<T>(m));
+      send(engine, m_setup.broadcast_port, m.serial, m.slot, m.slot - 1,
+           mappings::values_of<T>(engine.payload(m)), c.depth, c.ready);
+    finish(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)));
   } else {
     throw std::logic_error("loss stage: unknown port");
   }

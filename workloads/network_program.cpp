@@ -138,10 +138,10 @@ void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
       m_injection.inject(engine, *m_blocks.front(), *m_blocks.back(), m.serial, m_data);
       return;
     case Port::host_input:
-      enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(m), m.depth, Phase::forward);
+      enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth, Phase::forward);
       return;
     case Port::host_target:
-      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth);
+      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
       return;
     case Port::redistribute_forward:
       receive_forward_piece(engine, m);
@@ -197,9 +197,8 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
                              .port = static_cast<std::uint32_t>(Port::redistribute_forward),
                              .group = layer + 1,
                              .serial = wf,
-                             .slot = id,
-                             .payload = slice_columns(y, tr.features.begin - J.begin, tr.features.size)},
-                ready);
+                             .slot = id},
+                ready, slice_columns(y, tr.features.begin - J.begin, tr.features.size));
     if (layer + 1 < m_trunk) {
       send_tangent_shadow(engine,
                           sim::Message{.src = m_blocks[layer]->output_tile(col),
@@ -222,7 +221,7 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   auto& block = *m_blocks[layer];
   const std::uint32_t expected = m_plans[layer - 1].pieces_per_row[row];
   if (expected == 1) {
-    enter(engine, layer, m.serial, row, mappings::values_of<T>(m), m.depth, m.phase);
+    enter(engine, layer, m.serial, row, mappings::values_of<T>(engine.payload(m)), m.depth, m.phase);
     return;
   }
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
@@ -232,9 +231,9 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   Assembly& a = lanes.items[row];
   if (a.pieces == 0) ++lanes.open;
   if (a.pieces == 0 && m_setup.with_values)  // rows: T_g, or (1 + K) T_g with tangent streams
-    a.values = sim::Matrix<T>(mappings::values_of<T>(m)->matrix.rows(), I.size);
+    a.values = sim::Matrix<T>(mappings::values_of<T>(engine.payload(m))->matrix.rows(), I.size);
   if (m_setup.with_values) {
-    const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
+    const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
     for (std::uint32_t t = 0; t < piece.rows(); ++t)
       for (std::uint32_t k = 0; k < piece.cols(); ++k)
         a.values(t, tr.features.begin - I.begin + k) = piece(t, k);
@@ -279,9 +278,8 @@ void NetworkProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t la
                              .port = static_cast<std::uint32_t>(Port::redistribute_backward),
                              .group = layer - 1,
                              .serial = wf,
-                             .slot = id,
-                             .payload = slice_columns(dx, tr.features.begin - I.begin, tr.features.size)},
-                ready);
+                             .slot = id},
+                ready, slice_columns(dx, tr.features.begin - I.begin, tr.features.size));
   }
 }
 
@@ -293,7 +291,8 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   auto& block = *m_blocks[layer];
   const std::uint32_t expected = m_plans[layer].pieces_per_col[col];
   if (expected == 1) {
-    deliver_output_gradient(engine, layer, m.serial, col, mappings::values_of<T>(m), m.depth, engine.now());
+    deliver_output_gradient(engine, layer, m.serial, col, mappings::values_of<T>(engine.payload(m)), m.depth,
+                            engine.now());
     return;
   }
   const Range J = block.col_ranges()[col];
@@ -303,7 +302,7 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   if (a.pieces == 0) ++columns.open;
   if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), J.size);
   if (m_setup.with_values) {
-    const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
+    const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
     for (std::uint32_t t = 0; t < piece.rows(); ++t)
       for (std::uint32_t k = 0; k < piece.cols(); ++k)
         a.values(t, tr.features.begin - J.begin + k) = piece(t, k);

@@ -50,8 +50,7 @@ void NetworkProgram<T>::send_tangent_shadow(sim::Engine& engine, const sim::Mess
   m.bytes = primal.bytes * m_fg->tangents;
   m.kind = sim::MessageKind::tangent;
   m.port = static_cast<std::uint32_t>(Port::tangent_shadow);
-  m.payload = nullptr;
-  engine.send(std::move(m), ready);
+  engine.send(m, ready);  // no values: they rode in the primal piece
 }
 
 template <typename T>

@@ -74,7 +74,7 @@ class Cannon final : public Kernel {
   }
 
   void on_message(sim::Engine& engine, const sim::Message& message) override {
-    slot(message.port, message.dst, message.serial) = {true, element_value(message), message.depth};
+    slot(message.port, message.dst, message.serial) = {true, element_value(engine, message), message.depth};
     advance(engine, message.dst);
   }
 

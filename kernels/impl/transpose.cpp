@@ -43,8 +43,8 @@ class Transpose final : public Kernel {
     engine.run();
   }
 
-  void on_message(sim::Engine& /*engine*/, const sim::Message& message) override {
-    m_held[message.dst] = element_value(message);
+  void on_message(sim::Engine& engine, const sim::Message& message) override {
+    m_held[message.dst] = element_value(engine, message);
     ++m_deliveries[message.dst];
   }
 

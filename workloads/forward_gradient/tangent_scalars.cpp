@@ -85,16 +85,15 @@ void TangentScalars<T>::send(sim::Engine& engine, std::uint32_t port, sim::TileI
                            .depth = depth,
                            .port = port,
                            .group = m_setup.group,
-                           .slot = slot,
-                           .payload = std::move(payload)},
-              ready);
+                           .slot = slot},
+              ready, std::move(payload));
 }
 
 template <typename T>
 void TangentScalars<T>::on_message(sim::Engine& engine, const sim::Message& m) {
   std::vector<double> d;
   if (m_setup.with_values) {
-    const auto v = mappings::values_of<T>(m);
+    const auto v = mappings::values_of<T>(engine.payload(m));
     for (std::uint32_t k = 0; k < m_setup.tangents; ++k) d.push_back(static_cast<double>(v->matrix(0, k)));
   }
   if (m.port == m_setup.reduce_port) {

@@ -32,7 +32,7 @@ struct PieceGather {
            std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed, bool with_values) {
     if (with_values) {
       if (pieces == 0) values = sim::Matrix<T>(tokens, width);
-      const sim::Matrix<T>& piece = mappings::values_of<T>(m)->matrix;
+      const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
       for (std::uint32_t t = 0; t < piece.rows(); ++t)
         for (std::uint32_t k = 0; k < piece.cols(); ++k) values(t, offset + k) += piece(t, k);
     }

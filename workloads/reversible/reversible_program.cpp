@@ -183,9 +183,9 @@ void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, s
                              .port = static_cast<std::uint32_t>(Port::value),
                              .group = edge,
                              .serial = wf,
-                             .slot = id,
-                             .payload = slice_columns(v, tr.features.begin - home.begin, tr.features.size)},
-                std::max(ready, engine.now()));
+                             .slot = id},
+                std::max(ready, engine.now()),
+                slice_columns(v, tr.features.begin - home.begin, tr.features.size));
   }
 }
 
@@ -203,11 +203,11 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
     case Port::host_input:
       // The entry layer keeps its inputs (and Z) for its own backward pass, as backprop would.
       block(CouplingLayers::entry())
-          .enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth, engine.now(),
-                      trains() ? XStash::replicate : XStash::none, Phase::forward);
+          .enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth,
+                      engine.now(), trains() ? XStash::replicate : XStash::none, Phase::forward);
       return;
     case Port::host_target:
-      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(m), m.depth);
+      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
       return;
     case Port::loss_reduce:
     case Port::loss_broadcast:
@@ -445,9 +445,8 @@ void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t
                                .port = static_cast<std::uint32_t>(Port::gradient),
                                .group = edge_id,
                                .serial = wf,
-                               .slot = id,
-                               .payload = slice_columns(dx, at, tr.features.size)},
-                  ready);
+                               .slot = id},
+                  ready, slice_columns(dx, at, tr.features.size));
     }
   }
 }
@@ -568,9 +567,8 @@ void ReversibleProgram<T>::send_to_skip_home(sim::Engine& engine, std::uint32_t 
                              .port = static_cast<std::uint32_t>(port),
                              .group = edge_id,
                              .serial = wf,
-                             .slot = id,
-                             .payload = slice_columns(values, tr.features.begin - r.begin, tr.features.size)},
-                ready);
+                             .slot = id},
+                ready, slice_columns(values, tr.features.begin - r.begin, tr.features.size));
   }
 }
 
