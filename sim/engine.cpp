@@ -63,9 +63,9 @@ Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready
 
 void Engine::run() {
   if (m_handler == nullptr) throw std::logic_error("engine: run() without a message handler");
+  Message message;
   while (!m_queue.empty()) {
-    const auto [cycle, message] = m_queue.pop();
-    m_now = cycle;
+    m_now = m_queue.pop(message);
     ++m_counters.events;
     if (message.depth > m_counters.depth) m_counters.depth = message.depth;
     m_handler->on_message(*this, message);

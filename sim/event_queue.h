@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <queue>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,8 @@ namespace spatialsim::sim {
 
 template <typename Item>
 class EventQueue {
+  static_assert(std::is_trivially_copyable_v<Item>, "events are copied in and out of the queue");
+
  public:
   EventQueue() : m_buckets(kWindow) {}
 
@@ -55,34 +58,26 @@ class EventQueue {
   bool empty() const { return m_size == 0; }
   std::size_t size() const { return m_size; }
 
-  // Removes the earliest event and returns its cycle and item. Precondition: !empty().
+  // Copies the earliest event into `item` and returns its cycle. Precondition: !empty().
+  // Inline and short: the engine calls it once per event; stepping to the next cycle is out of line.
+  Cycle pop(Item& item) {
+    Bucket* b = &m_buckets[m_cursor & kMask];
+    if (b->head == b->items.size()) b = &step_to_next_event();
+    item = b->items[b->head++];
+    --m_near;
+    --m_size;
+    return m_cursor;
+  }
   std::pair<Cycle, Item> pop() {
-    for (;;) {
-      Bucket& b = m_buckets[m_cursor & kMask];
-      if (b.head < b.items.size()) {
-        const Item item = b.items[b.head++];
-        if (b.head == b.items.size()) {
-          // Keep a small capacity for reuse; give back a burst's, so that the window never holds
-          // kWindow copies of the busiest cycle's storage.
-          if (b.items.capacity() > kKeptCapacity) std::vector<Item>().swap(b.items);
-          b.items.clear();
-          b.head = 0;
-        }
-        --m_near;
-        --m_size;
-        return {m_cursor, item};
-      }
-      // This cycle is drained: step the window one cycle, or jump to the earliest far event when
-      // nothing near is left.
-      m_cursor = m_near == 0 ? m_far.top().cycle : m_cursor + 1;
-      admit_far();
-    }
+    Item item;
+    const Cycle at = pop(item);
+    return {at, item};
   }
 
  private:
   static constexpr Cycle kWindow = 1024;  // a power of two
   static constexpr Cycle kMask = kWindow - 1;
-  static constexpr std::size_t kKeptCapacity = 256;  // items a drained cycle keeps (16 KB of Message)
+  static constexpr std::size_t kKeptCapacity = 256;  // items a drained cycle keeps (12 KB of Message)
 
   struct Bucket {
     std::vector<Item> items;  // one cycle's events, in sequence order
@@ -97,6 +92,23 @@ class EventQueue {
       return cycle != o.cycle ? cycle > o.cycle : sequence > o.sequence;
     }
   };
+
+  // The cursor's cycle is drained: empties its bucket for reuse and steps the window one cycle at a time,
+  // or jumps to the earliest far event when nothing near is left, until a bucket holds an event.
+  [[gnu::noinline]] Bucket& step_to_next_event() {
+    for (;;) {
+      Bucket& drained = m_buckets[m_cursor & kMask];
+      // Keep a small capacity for reuse; give back a burst's, so that the window never holds kWindow
+      // copies of the busiest cycle's storage.
+      if (drained.items.capacity() > kKeptCapacity) std::vector<Item>().swap(drained.items);
+      drained.items.clear();
+      drained.head = 0;
+      m_cursor = m_near == 0 ? m_far.top().cycle : m_cursor + 1;
+      admit_far();
+      Bucket& b = m_buckets[m_cursor & kMask];
+      if (b.head < b.items.size()) return b;
+    }
+  }
 
   // Moves every far event that the window [m_cursor, m_cursor + kWindow) now covers into its FIFO.
   void admit_far() {
