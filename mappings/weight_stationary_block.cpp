@@ -465,67 +465,89 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassSt
 
 template <typename T>
 void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
-  const std::uint32_t i = t.row;
-  const std::uint32_t j = t.col;
-  const std::uint32_t wf = m.serial;
-  const Cycle now = engine.now();
+  // Each port's handler is its own function, so this dispatcher saves nothing and calls it in tail position.
   switch (static_cast<BlockPort>(m.port)) {
-    case BlockPort::lane: {
-      PassState& pass = passes(m.phase).at(wf);
-      --pass.live;  // delivered
-      receive_lane(engine, pass, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now, m.phase);
-      settle(passes(m.phase), pass, wf);
-      return;
-    }
-    case BlockPort::psum: {
-      PassState& pass = passes(m.phase).at(wf);
-      Join& jn = pass.joins[m.slot];
-      if (jn.have_mine) --pass.live;  // delivered into a join that holds already
-      jn.incoming = values_of<T>(engine.payload(m));
-      jn.have_incoming = true;
-      jn.depth = std::max(jn.depth, m.depth);
-      jn.ready = std::max(jn.ready, now);
-      join_forward(engine, pass, wf, i, j, m.phase);
-      settle(passes(m.phase), pass, wf);
-      return;
-    }
-    case BlockPort::tangent_shadow: {  // only counted: the values rode in the primal message
-      PassState& pass = passes(m.phase).at(wf);
-      --pass.live;
-      settle(passes(m.phase), pass, wf);
-      return;
-    }
-    case BlockPort::grad_column: {
-      BackwardPassState& bp = m_backward_passes.at(wf);
-      --bp.live;
-      receive_dz(engine, bp, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now);
-      settle(m_backward_passes, bp, wf);
-      settle_stash(wf);
-      return;
-    }
-    case BlockPort::grad_share: {
-      BackwardPassState& bp = m_backward_passes.at(wf);
-      Join& jb = bp.tiles[m.slot].join;
-      if (jb.have_mine) --bp.live;  // delivered into a join that holds already
-      jb.incoming = values_of<T>(engine.payload(m));
-      jb.have_incoming = true;
-      jb.depth = std::max(jb.depth, m.depth);
-      jb.ready = std::max(jb.ready, now);
-      join_backward(engine, bp, wf, i, j);
-      settle(m_backward_passes, bp, wf);
-      return;
-    }
-    case BlockPort::rebroadcast: {
-      BackwardPassState& bp = m_backward_passes.at(wf);
-      --bp.live;
-      receive_rebroadcast(engine, bp, wf, i, j, values_of<T>(engine.payload(m)), m.depth, now);
-      settle(m_backward_passes, bp, wf);
-      settle_stash(wf);
-      return;
-    }
+    case BlockPort::lane:
+      return on_lane(engine, m);
+    case BlockPort::psum:
+      return on_psum(engine, m);
+    case BlockPort::tangent_shadow:
+      return on_tangent_shadow(engine, m);
+    case BlockPort::grad_column:
+      return on_grad_column(engine, m);
+    case BlockPort::grad_share:
+      return on_grad_share(engine, m);
+    case BlockPort::rebroadcast:
+      return on_rebroadcast(engine, m);
   }
   throw std::logic_error("block: unknown port");
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_lane(sim::Engine& engine, const sim::Message& m) {
+  const TileSlice& t = m_tiles[m.slot];
+  PassState& pass = passes(m.phase).at(m.serial);
+  --pass.live;  // delivered
+  receive_lane(engine, pass, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth, engine.now(),
+               m.phase);
+  settle(passes(m.phase), pass, m.serial);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_psum(sim::Engine& engine, const sim::Message& m) {
+  const TileSlice& t = m_tiles[m.slot];
+  PassState& pass = passes(m.phase).at(m.serial);
+  Join& jn = pass.joins[m.slot];
+  if (jn.have_mine) --pass.live;  // delivered into a join that holds already
+  jn.incoming = values_of<T>(engine.payload(m));
+  jn.have_incoming = true;
+  jn.depth = std::max(jn.depth, m.depth);
+  jn.ready = std::max(jn.ready, engine.now());
+  join_forward(engine, pass, m.serial, t.row, t.col, m.phase);
+  settle(passes(m.phase), pass, m.serial);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_tangent_shadow(sim::Engine& /*engine*/, const sim::Message& m) {
+  // Only counted: the values rode in the primal message.
+  PassState& pass = passes(m.phase).at(m.serial);
+  --pass.live;
+  settle(passes(m.phase), pass, m.serial);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_grad_column(sim::Engine& engine, const sim::Message& m) {
+  const TileSlice& t = m_tiles[m.slot];
+  BackwardPassState& bp = m_backward_passes.at(m.serial);
+  --bp.live;
+  receive_dz(engine, bp, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth, engine.now());
+  settle(m_backward_passes, bp, m.serial);
+  settle_stash(m.serial);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_grad_share(sim::Engine& engine, const sim::Message& m) {
+  const TileSlice& t = m_tiles[m.slot];
+  BackwardPassState& bp = m_backward_passes.at(m.serial);
+  Join& jb = bp.tiles[m.slot].join;
+  if (jb.have_mine) --bp.live;  // delivered into a join that holds already
+  jb.incoming = values_of<T>(engine.payload(m));
+  jb.have_incoming = true;
+  jb.depth = std::max(jb.depth, m.depth);
+  jb.ready = std::max(jb.ready, engine.now());
+  join_backward(engine, bp, m.serial, t.row, t.col);
+  settle(m_backward_passes, bp, m.serial);
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::on_rebroadcast(sim::Engine& engine, const sim::Message& m) {
+  const TileSlice& t = m_tiles[m.slot];
+  BackwardPassState& bp = m_backward_passes.at(m.serial);
+  --bp.live;
+  receive_rebroadcast(engine, bp, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth,
+                      engine.now());
+  settle(m_backward_passes, bp, m.serial);
+  settle_stash(m.serial);
 }
 
 template <typename T>

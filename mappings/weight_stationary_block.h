@@ -269,6 +269,13 @@ class WeightStationaryBlock {
     if (StashState* st = m_stashes.find(wf); st != nullptr && st->live == 0) m_stashes.release(wf);
   }
 
+  // Delivery, one handler per BlockPort (on_message dispatches).
+  [[gnu::noinline]] void on_lane(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline]] void on_psum(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline]] void on_tangent_shadow(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline]] void on_grad_column(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline]] void on_grad_share(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline]] void on_rebroadcast(sim::Engine& engine, const sim::Message& m);
   void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   void join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,

@@ -128,11 +128,7 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
 }
 
 template <typename T>
-void NetworkProgram<T>::on_message(sim::Engine& engine, const sim::Message& m) {
-  if (m.port < mappings::kFirstProgramPort) {
-    m_blocks[m.group]->on_message(engine, m);
-    return;
-  }
+void NetworkProgram<T>::on_program_message(sim::Engine& engine, const sim::Message& m) {
   switch (static_cast<Port>(m.port)) {
     case Port::inject:
       m_injection.inject(engine, *m_blocks.front(), *m_blocks.back(), m.serial, m_data);

@@ -85,7 +85,14 @@ class NetworkProgram final : public sim::MessageHandler,
     return m_scalars ? m_scalars->totals() : std::vector<double>{};
   }
 
-  void on_message(sim::Engine& engine, const sim::Message& message) override;
+  // Block messages (most of them) go straight to their block; the dispatcher stays a few instructions
+  // with nothing to save, and the program's own ports are handled out of line.
+  void on_message(sim::Engine& engine, const sim::Message& message) override {
+    if (message.port < mappings::kFirstProgramPort)
+      m_blocks[message.group]->on_message(engine, message);
+    else
+      on_program_message(engine, message);
+  }
   void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
                          mappings::ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready,
                          sim::Phase phase) override;
@@ -131,6 +138,7 @@ class NetworkProgram final : public sim::MessageHandler,
   using AssemblySlots = mappings::ItemSlots<Assembly>;
   using HeldSlots = mappings::ItemSlots<HeldGradient>;
 
+  [[gnu::noinline]] void on_program_message(sim::Engine& engine, const sim::Message& message);
   std::uint32_t layers() const { return static_cast<std::uint32_t>(m_blocks.size()); }
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
   std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
