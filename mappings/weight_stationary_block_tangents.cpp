@@ -18,7 +18,7 @@ void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, PassSt
                                                      std::uint32_t j, const ValuesPtr<T>& sum,
                                                      std::uint32_t depth, Cycle ready, Phase phase) {
   // Nothing is stashed: the tangents need act'(Z) only here and now, and no backward pass follows.
-  if (prepares_backward(passes(phase).at(wf).stash))
+  if (prepares_backward(pass.stash))
     throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "sim/engine.h"
@@ -107,6 +108,43 @@ TEST(Engine, HostTrafficEntersThroughTheNearestEdge) {
 
 namespace spatialsim::sim {
 namespace {
+
+// Values travel beside the message: readable while it is delivered, shared (not copied), and let go by
+// the engine once on_message returns, so that a payload lives no longer than its receiver keeps it.
+TEST(Engine, HoldsAPayloadUntilItsMessageIsDelivered) {
+  struct Number : Payload {
+    explicit Number(int v) : value(v) {}
+    int value;
+  };
+  struct Reader : MessageHandler {
+    std::vector<int> seen;      // the value each delivery carried, -1 for none
+    std::vector<long> holders;  // owners of that value during its delivery
+    std::shared_ptr<const Payload> kept;
+    void on_message(Engine& engine, const Message& m) override {
+      const PayloadPtr& p = engine.payload(m);
+      seen.push_back(p ? static_cast<const Number&>(*p).value : -1);
+      holders.push_back(p.use_count());
+      if (m.port == 2) kept = p;  // this receiver keeps the second value
+      if (m.port == 1)            // and forwards the first one, shared
+        engine.send({.src = m.dst, .dst = m.src, .bytes = 4, .port = 3}, engine.now(), p);
+    }
+  } reader;
+  Grid grid(3, 1, Topology::mesh);
+  Engine engine(grid, MachineTiming{});
+  engine.set_handler(&reader);
+  auto first = std::make_shared<const Number>(7);
+  std::weak_ptr<const Number> first_alive = first;
+  engine.send({.src = 0, .dst = 2, .bytes = 4, .port = 1}, 0, std::move(first));
+  engine.send({.src = 0, .dst = 1, .bytes = 4, .port = 2}, 0, std::make_shared<const Number>(9));
+  engine.send({.src = 0, .dst = 1, .bytes = 4, .port = 4}, 0);           // no values
+  engine.send({.src = 0, .dst = 1, .bytes = 4, .port = 5}, 0, nullptr);  // none either (counting mode)
+  engine.run();
+  // Delivery order: ports 2, 4, 5 at cycle 1; port 1 at cycle 2; its forward (port 3) at cycle 4.
+  EXPECT_EQ(reader.seen, (std::vector<int>{9, -1, -1, 7, 7}));
+  EXPECT_EQ(reader.holders, (std::vector<long>{1, 0, 0, 1, 1}));  // only the engine held them
+  EXPECT_EQ(reader.kept.use_count(), 1);  // the engine let go of the value the receiver kept
+  EXPECT_TRUE(first_alive.expired());     // and of the one nobody kept
+}
 
 TEST(Engine, MakespanIncludesComputationAfterTheLastDelivery) {
   struct Worker : MessageHandler {
