@@ -50,15 +50,20 @@ Cycle Engine::reserve_links(const Message& m, Cycle depart) {
   return head + serialization;
 }
 
-Cycle Engine::compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready) {
-  m_counters.flops[index(phase)] += flops;
-  m_tile_counters.flops[tile] += flops;
-  if (m_timing.flops_per_cycle == 0) return ready;
+Cycle Engine::occupy(TileId tile, std::uint64_t flops, Cycle ready) {
   const Cycle duration = (flops + m_timing.flops_per_cycle - 1) / m_timing.flops_per_cycle;
   const Cycle start = std::max(ready, m_tile_free_at[tile]);
   m_tile_free_at[tile] = start + duration;
   m_last_compute_end = std::max(m_last_compute_end, start + duration);
   return start + duration;
+}
+
+void Engine::notify_send(const Message& message, Cycle depart, Cycle arrive, std::uint32_t hops) {
+  for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
+}
+
+void Engine::notify_storage(TileId tile, StorageCategory category, std::int64_t delta, std::uint32_t group) {
+  for (EngineObserver* o : m_observers) o->on_storage(tile, category, delta, group, m_now);
 }
 
 void Engine::run() {

@@ -79,7 +79,11 @@ class Engine {
 
   // Performs `flops` on `tile` once its inputs are ready at `ready`; returns the cycle it finishes.
   // A tile computes one thing at a time.
-  Cycle compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready);
+  Cycle compute(TileId tile, std::uint64_t flops, Phase phase, Cycle ready) {
+    m_counters.flops[index(phase)] += flops;
+    m_tile_counters.flops[tile] += flops;
+    return m_timing.flops_per_cycle == 0 ? ready : occupy(tile, flops, ready);
+  }
   // Tile-local memory traffic (reads and writes), for the sram energy term.
   void access_sram(TileId tile, std::uint64_t bytes, Phase phase) {
     m_counters.sram_bytes[index(phase)] += bytes;
@@ -88,13 +92,11 @@ class Engine {
   // Storage: written or released at now(). `group` labels the change for observers (a layer, say).
   void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
     m_ledger.add(tile, category, bytes, m_now);
-    for (EngineObserver* o : m_observers)
-      o->on_storage(tile, category, static_cast<std::int64_t>(bytes), group, m_now);
+    if (!m_observers.empty()) notify_storage(tile, category, static_cast<std::int64_t>(bytes), group);
   }
   void release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
     m_ledger.release(tile, category, bytes, m_now);
-    for (EngineObserver* o : m_observers)
-      o->on_storage(tile, category, -static_cast<std::int64_t>(bytes), group, m_now);
+    if (!m_observers.empty()) notify_storage(tile, category, -static_cast<std::int64_t>(bytes), group);
   }
   // A value computed without a message (from local inputs) still counts toward depth.
   void note_depth(std::uint32_t stamp) {
@@ -135,7 +137,7 @@ class Engine {
       m_tile_counters.byte_hops_sent[message.src] += byte_hops;
     }
     if (message.dst != kHostTile) m_tile_counters.bytes_received[message.dst] += message.bytes;
-    for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
+    if (!m_observers.empty()) notify_send(message, depart, arrive, hops);
     Message& queued = m_queue.push(arrive, message);
     queued.depth += hops;
     queued.payload = payload;
@@ -150,6 +152,13 @@ class Engine {
   // Finite-bandwidth links: reserves the links of the route; returns the arrival of the tail.
   Cycle reserve_links(const Message& m, Cycle depart);
   [[noreturn]] static void throw_in_the_past(const char* what);
+  // Out of line, so that the event path without observers (every run but a traced one) keeps no state
+  // alive across virtual calls.
+  [[gnu::noinline]] void notify_send(const Message& message, Cycle depart, Cycle arrive, std::uint32_t hops);
+  [[gnu::noinline]] void notify_storage(TileId tile, StorageCategory category, std::int64_t delta,
+                                        std::uint32_t group);
+  // Finite compute rate: the tile works on one thing at a time; returns the cycle it finishes.
+  Cycle occupy(TileId tile, std::uint64_t flops, Cycle ready);
 
   const Grid& m_grid;
   MachineTiming m_timing;
