@@ -107,15 +107,15 @@ class WeightStationaryBlock {
   void record_resident_storage(sim::Engine& engine, bool with_gradients) const;
 
   // X[:, I_row] of wavefront `wf` is at the lane entry of `row` (now), usable from `ready`.
-  void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
-                  std::uint32_t depth, sim::Cycle ready, XStash stash, sim::Phase phase);
+  [[gnu::flatten]] void enter_lane(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, ValuesPtr<T> x,
+                                   std::uint32_t depth, sim::Cycle ready, XStash stash, sim::Phase phase);
   // The input X[:, I_row] that a forward pass under XStash::checkpoint kept on the lane entry of `row`
   // (nullptr in counting mode), released from the ledger when `release` (its last use).
   // Contract: such a checkpoint exists for (wf, row).
   ValuesPtr<T> take_checkpoint(sim::Engine& engine, std::uint32_t wf, std::uint32_t row, bool release);
   // dL/dY[:, J_col] (after this layer's activation) of wavefront `wf` is at output tile `col` (now).
-  void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, ValuesPtr<T> dy,
-                      std::uint32_t depth, sim::Cycle ready);
+  [[gnu::flatten]] void start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
+                                       ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready);
   // The tangents of the current step (BlockSpec::tangents > 0). Not owned; must outlive the step.
   void set_tangent_source(const TangentSource* source) { m_tangent_source = source; }
   // Delivers a BlockPort message addressed to this block (message.group == layer).
@@ -269,13 +269,16 @@ class WeightStationaryBlock {
     if (StashState* st = m_stashes.find(wf); st != nullptr && st->live == 0) m_stashes.release(wf);
   }
 
-  // Delivery, one handler per BlockPort (on_message dispatches).
-  [[gnu::noinline]] void on_lane(sim::Engine& engine, const sim::Message& m);
-  [[gnu::noinline]] void on_psum(sim::Engine& engine, const sim::Message& m);
+  // Delivery, one handler per BlockPort (on_message dispatches). The entry points of the event path are
+  // flattened (everything they call within reach is inlined into them): a block event otherwise crossed
+  // four or five calls, each saving and restoring the registers of its many arguments, and that was a
+  // fifth of a counting-mode run's instructions (docs/performance.md).
+  [[gnu::noinline, gnu::flatten]] void on_lane(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline, gnu::flatten]] void on_psum(sim::Engine& engine, const sim::Message& m);
   [[gnu::noinline]] void on_tangent_shadow(sim::Engine& engine, const sim::Message& m);
-  [[gnu::noinline]] void on_grad_column(sim::Engine& engine, const sim::Message& m);
-  [[gnu::noinline]] void on_grad_share(sim::Engine& engine, const sim::Message& m);
-  [[gnu::noinline]] void on_rebroadcast(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline, gnu::flatten]] void on_grad_column(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline, gnu::flatten]] void on_grad_share(sim::Engine& engine, const sim::Message& m);
+  [[gnu::noinline, gnu::flatten]] void on_rebroadcast(sim::Engine& engine, const sim::Message& m);
   void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
   void join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,

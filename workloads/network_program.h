@@ -87,17 +87,19 @@ class NetworkProgram final : public sim::MessageHandler,
 
   // Block messages (most of them) go straight to their block; the dispatcher stays a few instructions
   // with nothing to save, and the program's own ports are handled out of line.
+  // The program's event-path entry points are flattened, as the block's are (weight_stationary_block.h).
   void on_message(sim::Engine& engine, const sim::Message& message) override {
     if (message.port < mappings::kFirstProgramPort)
       m_blocks[message.group]->on_message(engine, message);
     else
       on_program_message(engine, message);
   }
-  void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
-                         mappings::ValuesPtr<T> y, std::uint32_t depth, sim::Cycle ready,
-                         sim::Phase phase) override;
-  void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
-                          mappings::ValuesPtr<T> dx, std::uint32_t depth, sim::Cycle ready) override;
+  [[gnu::flatten]] void on_forward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                          std::uint32_t col, mappings::ValuesPtr<T> y, std::uint32_t depth,
+                                          sim::Cycle ready, sim::Phase phase) override;
+  [[gnu::flatten]] void on_backward_output(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
+                                           std::uint32_t row, mappings::ValuesPtr<T> dx, std::uint32_t depth,
+                                           sim::Cycle ready) override;
   void on_loss_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col, mappings::ValuesPtr<T> dy,
                         std::uint32_t depth, sim::Cycle ready) override;
   void on_tangent_partials(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
@@ -138,7 +140,7 @@ class NetworkProgram final : public sim::MessageHandler,
   using AssemblySlots = mappings::ItemSlots<Assembly>;
   using HeldSlots = mappings::ItemSlots<HeldGradient>;
 
-  [[gnu::noinline]] void on_program_message(sim::Engine& engine, const sim::Message& message);
+  [[gnu::noinline, gnu::flatten]] void on_program_message(sim::Engine& engine, const sim::Message& message);
   std::uint32_t layers() const { return static_cast<std::uint32_t>(m_blocks.size()); }
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
   std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
