@@ -13,6 +13,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -58,9 +59,8 @@ class Grid {
   std::uint32_t hops(TileId from, TileId to) const {
     const Coord a = m_coords[from];
     const Coord b = m_coords[to];
-    if (m_topology == Topology::mesh)
-      return static_cast<std::uint32_t>((a.x > b.x ? a.x - b.x : b.x - a.x) +
-                                        (a.y > b.y ? a.y - b.y : b.y - a.y));
+    if (m_topology == Topology::mesh)  // branch-free: |dx| + |dy|
+      return static_cast<std::uint32_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
     return torus_hops(a, b);
   }
 
