@@ -10,8 +10,8 @@
 //
 // The `schedule` key is not read: compare takes every applicable schedule from the registry.
 // Exit codes (cli/command.h): 0; 2 for bad input, found before anything runs; 1 if `out` could not be
-// written after the runs; 3 when a tile exceeded machine.sram_bytes and machine.on_overflow = error (the
-// scaling runs at other depths are not checked for overflows: only the table's runs are).
+// written after the runs; 3 when a tile exceeded machine.sram_bytes, in the table's runs or in the
+// depth-scaling runs, and machine.on_overflow = error.
 
 #include <iostream>
 #include <memory>
@@ -74,10 +74,18 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
   return analysis::plan_sweep(base);
 }
 
-std::vector<analysis::InflightScaling> run_scaling(const analysis::SweepPlan& plan) {
-  std::vector<std::optional<analysis::SweepRow>> rows(plan.jobs.size());
-  analysis::run_sweep_jobs(plan, rows, {});
-  std::vector<analysis::InflightScaling> out;
+// What the depth-scaling runs give: each schedule's in-flight scaling, and the runs that overflowed a tile.
+struct ScalingOutcome {
+  std::vector<analysis::InflightScaling> scaling;
+  std::vector<std::string> overflowed;  // cli::overflowed_points
+};
+
+ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
+  std::vector<std::optional<analysis::SweepRow>> finished(plan.jobs.size());
+  analysis::run_sweep_jobs(plan, finished, {});
+  std::vector<analysis::SweepRow> rows;
+  for (auto& row : finished) rows.push_back(std::move(*row));
+  ScalingOutcome out;
   for (const auto& schedule : plan.schedules) {
     std::vector<double> depth;
     std::vector<double> per_token;
@@ -85,10 +93,11 @@ std::vector<analysis::InflightScaling> run_scaling(const analysis::SweepPlan& pl
       if (plan.jobs[j].schedule != schedule) continue;
       depth.push_back(plan.axes.front().numbers.at(plan.jobs[j].point));
       per_token.push_back(
-          analysis::find_metric(rows[j]->metrics, "inflight_byte_cycles_per_token").as_double());
+          analysis::find_metric(rows[j].metrics, "inflight_byte_cycles_per_token").as_double());
     }
-    out.push_back(analysis::fit_inflight_scaling(schedule, std::move(depth), std::move(per_token)));
+    out.scaling.push_back(analysis::fit_inflight_scaling(schedule, std::move(depth), std::move(per_token)));
   }
+  out.overflowed = overflowed_points(plan, rows);
   return out;
 }
 
@@ -114,8 +123,8 @@ class CompareCommand final : public Command {
 
     const std::vector<workloads::RunResult> results =
         workloads::run_schedules(setup, config, schedules, {}, /*for_checks=*/false);
-    const std::vector<analysis::InflightScaling> scaling =
-        scaling_plan ? run_scaling(*scaling_plan) : std::vector<analysis::InflightScaling>{};
+    const ScalingOutcome scaling_runs = scaling_plan ? run_scaling(*scaling_plan) : ScalingOutcome{};
+    const std::vector<analysis::InflightScaling>& scaling = scaling_runs.scaling;
     const analysis::ByteHopsBaseline baseline = analysis::byte_hops_baseline(results);
     const std::vector<analysis::Verdict> verdicts = analysis::judge_schedules(results, scaling, baseline);
 
@@ -138,7 +147,8 @@ class CompareCommand final : public Command {
       std::cerr << error_line(e.what()) << '\n';
       return kExitCheckFailed;
     }
-    return overflow_policy.finish(results, setup.timing.sram_bytes_per_tile, out);
+    return overflow_policy.finish_compare(results, setup.timing.sram_bytes_per_tile, out,
+                                          scaling_runs.overflowed);
   }
 };
 

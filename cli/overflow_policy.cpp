@@ -20,8 +20,8 @@ const sim::OptionRegistration options{
 OverflowPolicy::OverflowPolicy(const sim::Config& config)
     : m_stop(config.get_choice("machine.on_overflow", {"error", "report"}) == "error") {}
 
-int OverflowPolicy::finish(const std::vector<workloads::RunResult>& results, std::uint64_t capacity,
-                           const std::string& recorded_in) const {
+std::size_t OverflowPolicy::print_tiles(const std::vector<workloads::RunResult>& results,
+                                        std::uint64_t capacity) {
   std::size_t count = 0;
   for (const auto& r : results) {
     for (const auto& o : r.overflows) {
@@ -32,6 +32,16 @@ int OverflowPolicy::finish(const std::vector<workloads::RunResult>& results, std
                 << sim::name(o.category) << " write at cycle " << o.first_cycle << ")\n";
     }
   }
+  return count;
+}
+
+void OverflowPolicy::print_points(const std::vector<std::string>& points) {
+  for (const auto& p : points) std::cerr << "spatialsim: storage overflow: " << p << '\n';
+}
+
+int OverflowPolicy::finish(const std::vector<workloads::RunResult>& results, std::uint64_t capacity,
+                           const std::string& recorded_in) const {
+  const std::size_t count = print_tiles(results, capacity);
   if (count == 0) return kExitOk;
   return verdict(
       std::to_string(count) + " tile overflow(s) of machine.sram_bytes = " + std::to_string(capacity),
@@ -40,14 +50,47 @@ int OverflowPolicy::finish(const std::vector<workloads::RunResult>& results, std
 
 int OverflowPolicy::finish_sweep(const std::vector<std::string>& points,
                                  const std::string& recorded_in) const {
-  for (const auto& p : points) std::cerr << "spatialsim: storage overflow: " << p << '\n';
+  print_points(points);
   if (points.empty()) return kExitOk;
   return verdict(std::to_string(points.size()) + " sweep point(s) with tiles over machine.sram_bytes",
                  recorded_in + " (column storage_overflow_tiles)");
 }
 
+int OverflowPolicy::finish_compare(const std::vector<workloads::RunResult>& results, std::uint64_t capacity,
+                                   const std::string& recorded_in,
+                                   const std::vector<std::string>& scaling_points) const {
+  const std::size_t tiles = print_tiles(results, capacity);
+  print_points(scaling_points);
+  if (tiles == 0 && scaling_points.empty()) return kExitOk;
+  std::string what;
+  if (tiles != 0)
+    what = std::to_string(tiles) + " tile overflow(s) of machine.sram_bytes = " + std::to_string(capacity) +
+           " recorded in " + recorded_in;
+  if (!scaling_points.empty())
+    what += (what.empty() ? "" : "; ") + std::to_string(scaling_points.size()) +
+            " depth-scaling run(s) (compare.depth_factors) with tiles over machine.sram_bytes";
+  return verdict(what, "");
+}
+
+std::vector<std::string> overflowed_points(const analysis::SweepPlan& plan,
+                                           const std::vector<analysis::SweepRow>& rows) {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    const double tiles = analysis::find_metric(rows[j].metrics, "storage_overflow_tiles").as_double();
+    if (tiles == 0) continue;
+    const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
+    std::string values;
+    for (std::size_t a = 0; a < plan.axes.size(); ++a)
+      values += (a == 0 ? " (" : ", ") + plan.axes[a].key + " = " + p.values[a] +
+                (a + 1 == plan.axes.size() ? ")" : "");
+    out.push_back("point " + std::to_string(p.index) + values + ", schedule " + plan.jobs[j].schedule + ": " +
+                  std::to_string(static_cast<std::uint64_t>(tiles)) + " tiles");
+  }
+  return out;
+}
+
 int OverflowPolicy::verdict(const std::string& what, const std::string& recorded_in) const {
-  const std::string where = what + " recorded in " + recorded_in;
+  const std::string where = recorded_in.empty() ? what : what + " recorded in " + recorded_in;
   if (m_stop) {
     std::cerr << error_line(
                      where +

@@ -147,24 +147,6 @@ class ProgressLine {
   std::size_t m_last = 0;
 };
 
-// "point 3 (model.depth = 64), schedule backprop: 12 tiles" for each job whose run overflowed a tile.
-std::vector<std::string> overflowed_points(const analysis::SweepPlan& plan,
-                                           const std::vector<analysis::SweepRow>& rows) {
-  std::vector<std::string> out;
-  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
-    const double tiles = analysis::find_metric(rows[j].metrics, "storage_overflow_tiles").as_double();
-    if (tiles == 0) continue;
-    const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
-    std::string values;
-    for (std::size_t a = 0; a < plan.axes.size(); ++a)
-      values += (a == 0 ? " (" : ", ") + plan.axes[a].key + " = " + p.values[a] +
-                (a + 1 == plan.axes.size() ? ")" : "");
-    out.push_back("point " + std::to_string(p.index) + values + ", schedule " + plan.jobs[j].schedule + ": " +
-                  std::to_string(static_cast<std::uint64_t>(tiles)) + " tiles");
-  }
-  return out;
-}
-
 class SweepCommand final : public Command {
  public:
   // Not run's checks, traces or theory side by side, nor other commands' keys.

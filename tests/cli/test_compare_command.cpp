@@ -3,8 +3,8 @@
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
-
 #include <string>
 
 #include "tests/analysis/hdf5_test_support.h"
@@ -61,6 +61,26 @@ TEST_F(CompareCommandTest, OverflowsFollowMachineOnOverflow) {
                   .at(0),
               0u);
   }
+}
+
+// The depth-scaling runs hold more stash than the table's (twice the depth): a tile they overflow is
+// reported and judged too, though only their slopes are recorded. 15000 bytes per tile: the table's runs
+// (L = 4) need at most 12421, the scaling runs at L = 8 up to 18562.
+TEST_F(CompareCommandTest, OverflowsInTheDepthScalingRunsAreReported) {
+  const BinaryRun fits =
+      run("compare --sim.arith=none --compare.depth_factors=1 --machine.sram_bytes=15000 "
+          "--machine.on_overflow=error --out=t.h5");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  const BinaryRun r =
+      run("compare --sim.arith=none --compare.depth_factors=1,2 --machine.sram_bytes=15000 "
+          "--machine.on_overflow=error --out=c.h5");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("storage overflow: point 1 (model.depth = 8), schedule "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("depth-scaling run(s) (compare.depth_factors) with tiles over machine.sram_bytes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("storage overflow: schedule "), std::string::npos) << r.err;  // not the table's
+  EXPECT_TRUE(std::filesystem::exists(path("c.h5")));
 }
 
 TEST_F(CompareCommandTest, ReversibleModelIsJudgedAgainstTwiceForward) {
