@@ -208,7 +208,7 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass
   ValuesPtr<T> sum = first ? std::move(jn.mine) : combine(jn.incoming, jn.mine, T{1});
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
-  jn = Join{};
+  jn.clear();
   --pass.live;
   if (i == L.output_row()) {
     finish_column(engine, pass, wf, j, sum, depth, ready, phase);
@@ -436,7 +436,7 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
     if (m_spec.with_values) st.x[local(i, j)].reset();
     --st.live;
   }
-  bs = BackwardState{};
+  bs.clear();
   --bp.live;
 }
 
@@ -450,7 +450,7 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassSt
   ValuesPtr<T> sum = first ? std::move(jb.mine) : combine(jb.incoming, jb.mine, T{1});
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
-  jb = Join{};
+  jb.clear();
   --bp.live;
   if (j == L.entry_col()) {
     m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
@@ -499,7 +499,7 @@ void WeightStationaryBlock<T>::on_psum(sim::Engine& engine, const sim::Message& 
   PassState& pass = passes(m.phase).at(m.serial);
   Join& jn = pass.joins[m.slot];
   if (jn.have_mine) --pass.live;  // delivered into a join that holds already
-  jn.incoming = values_of<T>(engine.payload(m));
+  if (m_spec.with_values) jn.incoming = values_of<T>(engine.payload(m));
   jn.have_incoming = true;
   jn.depth = std::max(jn.depth, m.depth);
   jn.ready = std::max(jn.ready, engine.now());
@@ -531,7 +531,7 @@ void WeightStationaryBlock<T>::on_grad_share(sim::Engine& engine, const sim::Mes
   BackwardPassState& bp = m_backward_passes.at(m.serial);
   Join& jb = bp.tiles[m.slot].join;
   if (jb.have_mine) --bp.live;  // delivered into a join that holds already
-  jb.incoming = values_of<T>(engine.payload(m));
+  if (m_spec.with_values) jb.incoming = values_of<T>(engine.payload(m));
   jb.have_incoming = true;
   jb.depth = std::max(jb.depth, m.depth);
   jb.ready = std::max(jb.ready, engine.now());

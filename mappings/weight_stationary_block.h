@@ -169,6 +169,15 @@ class WeightStationaryBlock {
     sim::Cycle ready = 0;
     bool have_mine = false;
     bool have_incoming = false;
+    // Back to empty for the next wavefront (cheaper than assigning a fresh Join: no temporaries).
+    void clear() {
+      mine.reset();
+      incoming.reset();
+      depth = 0;
+      ready = 0;
+      have_mine = false;
+      have_incoming = false;
+    }
   };
   struct BackwardState {
     ValuesPtr<T> dz;  // dZ[:, J_j] once it reached this tile
@@ -179,6 +188,13 @@ class WeightStationaryBlock {
     bool x_in_transit = false;  // arrived by rebroadcast before dZ: held as transit storage
     std::uint32_t depth = 0;
     sim::Cycle ready = 0;
+    void clear() {
+      dz.reset();
+      x.reset();
+      have_dz = have_x = x_from_stash = x_in_transit = false;
+      depth = 0;
+      ready = 0;
+    }
   };
   // A wavefront's state in this block is held only while it is in flight (WavefrontSlots), in three
   // parts with their own lifetimes; `live` counts what keeps each one held (messages on their way, joins
