@@ -74,7 +74,9 @@ class Engine {
     if (at < m_now) throw_in_the_past("timer");
     m_queue.push(at, message).payload = kNoPayload;
   }
-  // The values `message` carries (null if none), while it is being delivered. Copy the pointer to keep them.
+  // The values `message` carries (null if none), while it is being delivered: the values themselves live
+  // until on_message returns, this reference to their pointer only until the next send. Copy the pointer
+  // to keep them.
   const PayloadPtr& payload(const Message& message) const { return m_payloads[message.payload]; }
 
   // Performs `flops` on `tile` once its inputs are ready at `ready`; returns the cycle it finishes.
