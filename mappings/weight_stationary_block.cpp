@@ -185,16 +185,13 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
   const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
   Join& jn = pass.joins[local(i, j)];
-  if (!jn.have_incoming) ++pass.live;  // the join starts holding
   if (m_spec.with_values) {
     sim::Matrix<T> partial;
     sim::multiply(x->matrix, t.weights, partial);
     if (m_spec.tangents > 0) add_tangent_products(wf, i, j, x->matrix, partial);
     jn.mine = make_values(std::move(partial));
   }
-  jn.have_mine = true;
-  jn.depth = std::max(jn.depth, depth);
-  jn.ready = std::max(jn.ready, done);
+  if (jn.add_mine(depth, done)) ++pass.live;  // the join starts holding
   join_forward(engine, pass, wf, i, j, phase);
 }
 
@@ -204,8 +201,8 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass
   const BlockLayout& L = m_spec.layout;
   Join& jn = pass.joins[local(i, j)];
   const bool first = i == L.first_psum_row();
-  if (!jn.have_mine || (!first && !jn.have_incoming)) return;
-  ValuesPtr<T> sum = first ? std::move(jn.mine) : combine(jn.incoming, jn.mine, T{1});
+  if (!jn.complete(first)) return;
+  ValuesPtr<T> sum = jn.sum(first);
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
   jn.clear();
@@ -375,16 +372,12 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
     engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight,
                        Phase::backward);
     const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
-    Join& jb = tb.join;
-    if (!jb.have_incoming) ++bp.live;  // the join starts holding
     if (m_spec.with_values) {
       sim::Matrix<T> share;
       sim::multiply_a_bt(dz->matrix, t.weights, share);
-      jb.mine = make_values(std::move(share));
+      tb.join.mine = make_values(std::move(share));
     }
-    jb.have_mine = true;
-    jb.depth = std::max(jb.depth, depth);
-    jb.ready = std::max(jb.ready, done);
+    if (tb.join.add_mine(depth, done)) ++bp.live;  // the join starts holding
     join_backward(engine, bp, wf, i, j);
   }
   try_weight_gradient(engine, bp, wf, i, j);
@@ -446,8 +439,8 @@ void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassSt
   const BlockLayout& L = m_spec.layout;
   Join& jb = bp.tiles[local(i, j)].join;
   const bool first = j == L.exit_col();
-  if (!jb.have_mine || (!first && !jb.have_incoming)) return;
-  ValuesPtr<T> sum = first ? std::move(jb.mine) : combine(jb.incoming, jb.mine, T{1});
+  if (!jb.complete(first)) return;
+  ValuesPtr<T> sum = jb.sum(first);
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
   jb.clear();
@@ -497,12 +490,8 @@ template <typename T>
 void WeightStationaryBlock<T>::on_psum(sim::Engine& engine, const sim::Message& m) {
   const TileSlice& t = m_tiles[m.slot];
   PassState& pass = passes(m.phase).at(m.serial);
-  Join& jn = pass.joins[m.slot];
-  if (jn.have_mine) --pass.live;  // delivered into a join that holds already
-  if (m_spec.with_values) jn.incoming = values_of<T>(engine.payload(m));
-  jn.have_incoming = true;
-  jn.depth = std::max(jn.depth, m.depth);
-  jn.ready = std::max(jn.ready, engine.now());
+  if (pass.joins[m.slot].add_incoming(engine.payload(m), m.depth, engine.now()))
+    --pass.live;  // delivered into a join that holds already
   join_forward(engine, pass, m.serial, t.row, t.col, m.phase);
   settle(passes(m.phase), pass, m.serial);
 }
@@ -529,12 +518,8 @@ template <typename T>
 void WeightStationaryBlock<T>::on_grad_share(sim::Engine& engine, const sim::Message& m) {
   const TileSlice& t = m_tiles[m.slot];
   BackwardPassState& bp = m_backward_passes.at(m.serial);
-  Join& jb = bp.tiles[m.slot].join;
-  if (jb.have_mine) --bp.live;  // delivered into a join that holds already
-  if (m_spec.with_values) jb.incoming = values_of<T>(engine.payload(m));
-  jb.have_incoming = true;
-  jb.depth = std::max(jb.depth, m.depth);
-  jb.ready = std::max(jb.ready, engine.now());
+  if (bp.tiles[m.slot].join.add_incoming(engine.payload(m), m.depth, engine.now()))
+    --bp.live;  // delivered into a join that holds already
   join_backward(engine, bp, m.serial, t.row, t.col);
   settle(m_backward_passes, bp, m.serial);
 }

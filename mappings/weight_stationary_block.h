@@ -24,6 +24,7 @@
 //   ... engine delivers BlockPort messages to block.on_message ...
 //   block.start_backward(engine, wf, col, dy_slice, depth, engine.now());
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -169,6 +170,26 @@ class WeightStationaryBlock {
     sim::Cycle ready = 0;
     bool have_mine = false;
     bool have_incoming = false;
+
+    // This tile's own contribution is in (its values, in arithmetic mode, set in `mine` by the caller);
+    // true if the join starts holding with it.
+    bool add_mine(std::uint32_t stamp, sim::Cycle at) {
+      have_mine = true;
+      note(stamp, at);
+      return !have_incoming;
+    }
+    // The running sum from upstream arrived; true if the join was holding already (its own share was in).
+    bool add_incoming(const sim::PayloadPtr& values, std::uint32_t stamp, sim::Cycle at) {
+      if (values) incoming = values_of<T>(values);
+      have_incoming = true;
+      note(stamp, at);
+      return have_mine;
+    }
+    // Complete: its own share, and the upstream sum unless this tile starts the chain (`first`).
+    bool complete(bool first) const { return have_mine && (first || have_incoming); }
+    // The sum it passes on (null in counting mode): its own share, plus upstream's unless it is `first`.
+    // Read depth and ready, then clear().
+    ValuesPtr<T> sum(bool first) { return first ? std::move(mine) : combine(incoming, mine, T{1}); }
     // Back to empty for the next wavefront (cheaper than assigning a fresh Join: no temporaries).
     void clear() {
       mine.reset();
@@ -177,6 +198,12 @@ class WeightStationaryBlock {
       ready = 0;
       have_mine = false;
       have_incoming = false;
+    }
+
+   private:
+    void note(std::uint32_t stamp, sim::Cycle at) {
+      depth = std::max(depth, stamp);
+      ready = std::max(ready, at);
     }
   };
   struct BackwardState {

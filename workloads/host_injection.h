@@ -54,33 +54,27 @@ class HostInjection {
   void inject(sim::Engine& engine, const mappings::WeightStationaryBlock<T>& first,
               const mappings::WeightStationaryBlock<T>& last, std::uint32_t wf, const StepData* data) const {
     const std::uint32_t tokens = m_tokens[wf];
-    const auto bytes = [&](mappings::Range r) { return std::uint64_t{m_activation_bytes} * tokens * r.size; };
-    for (std::uint32_t i = 0; i < first.spec().layout.rows; ++i) {
-      const mappings::Range I = first.row_ranges()[i];
+    // One host message into `dst` per lane (inputs) or output column (targets), carrying the wavefront's
+    // tokens of `features` (columns `r` of the step's matrix) when there are values.
+    const auto send = [&](sim::TileId dst, mappings::Range r, std::uint32_t port, std::uint32_t group,
+                          std::uint32_t slot, const sim::Matrix<double>* features) {
       engine.send(sim::Message{.src = sim::kHostTile,
-                               .dst = first.lane_entry_tile(i),
-                               .bytes = bytes(I),
+                               .dst = dst,
+                               .bytes = std::uint64_t{m_activation_bytes} * tokens * r.size,
                                .kind = sim::MessageKind::host,
                                .phase = sim::Phase::forward,
-                               .port = m_ports.input_port,
-                               .group = 0,
+                               .port = port,
+                               .group = group,
                                .serial = wf,
-                               .slot = i},
-                  engine.now(), data ? token_slice<T>(data->inputs, m_first_token[wf], tokens, I) : nullptr);
-    }
-    for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) {
-      const mappings::Range J = last.col_ranges()[j];
-      engine.send(sim::Message{.src = sim::kHostTile,
-                               .dst = last.output_tile(j),
-                               .bytes = bytes(J),
-                               .kind = sim::MessageKind::host,
-                               .phase = sim::Phase::forward,
-                               .port = m_ports.target_port,
-                               .group = m_ports.target_group,
-                               .serial = wf,
-                               .slot = j},
-                  engine.now(), data ? token_slice<T>(data->targets, m_first_token[wf], tokens, J) : nullptr);
-    }
+                               .slot = slot},
+                  engine.now(), features ? token_slice<T>(*features, m_first_token[wf], tokens, r) : nullptr);
+    };
+    for (std::uint32_t i = 0; i < first.spec().layout.rows; ++i)
+      send(first.lane_entry_tile(i), first.row_ranges()[i], m_ports.input_port, 0, i,
+           data ? &data->inputs : nullptr);
+    for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j)
+      send(last.output_tile(j), last.col_ranges()[j], m_ports.target_port, m_ports.target_group, j,
+           data ? &data->targets : nullptr);
   }
 
  private:
