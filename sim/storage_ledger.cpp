@@ -1,5 +1,6 @@
 #include "sim/storage_ledger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -21,13 +22,19 @@ void StorageLedger::throw_over_release(TileId tile, StorageCategory category, st
 
 void StorageLedger::record_overflow(TileId tile, StorageCategory category, Cycle now) {
   TileState& t = m_tiles[tile];
-  const std::uint64_t excess = t.all - m_capacity;
+  const std::uint64_t excess = t.all() - m_capacity;
   if (t.overflow_index < 0) {
     t.overflow_index = static_cast<std::int64_t>(m_overflows.size());
     m_overflows.push_back({tile, category, excess, now});
   } else if (excess > m_overflows[static_cast<std::size_t>(t.overflow_index)].excess_bytes) {
     m_overflows[static_cast<std::size_t>(t.overflow_index)].excess_bytes = excess;
   }
+}
+
+std::uint64_t StorageLedger::peak_tile(StorageCategory category) const {
+  std::uint64_t peak = 0;
+  for (const TileState& t : m_tiles) peak = std::max(peak, t.peak[index(category)]);
+  return peak;
 }
 
 void StorageLedger::finish(Cycle end) {

@@ -36,13 +36,11 @@ class StorageLedger {
     const std::size_t c = index(category);
     TileState& t = m_tiles[tile];
     t.held[c] += bytes;
-    t.all += bytes;
     m_total[c] += bytes;
     m_weighted[c] -= bytes * now;
     if (t.held[c] > t.peak[c]) t.peak[c] = t.held[c];
-    if (t.held[c] > m_peak_tile[c]) m_peak_tile[c] = t.held[c];
     if (m_total[c] > m_peak_total[c]) m_peak_total[c] = m_total[c];
-    if (m_capacity != 0 && t.all > m_capacity) record_overflow(tile, category, now);
+    if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, category, now);
   }
   void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
     check_time(now);
@@ -50,7 +48,6 @@ class StorageLedger {
     TileState& t = m_tiles[tile];
     if (t.held[c] < bytes) throw_over_release(tile, category, bytes);
     t.held[c] -= bytes;
-    t.all -= bytes;
     m_total[c] -= bytes;
     m_weighted[c] += bytes * now;
   }
@@ -64,7 +61,8 @@ class StorageLedger {
   // Integral over time of the total held in `category` (byte-cycles). Final after finish().
   std::uint64_t byte_cycles(StorageCategory category) const { return m_weighted[index(category)]; }
   std::uint64_t peak_total(StorageCategory category) const { return m_peak_total[index(category)]; }
-  std::uint64_t peak_tile(StorageCategory category) const { return m_peak_tile[index(category)]; }
+  // The largest peak of one tile (computed when asked: the event path keeps per-tile peaks only).
+  std::uint64_t peak_tile(StorageCategory category) const;
   std::uint64_t peak_of_tile(TileId tile, StorageCategory category) const {
     return m_tiles[tile].peak[index(category)];
   }
@@ -75,8 +73,13 @@ class StorageLedger {
   struct TileState {
     std::array<std::uint64_t, kStorageCategoryCount> held{};
     std::array<std::uint64_t, kStorageCategoryCount> peak{};
-    std::uint64_t all = 0;
     std::int64_t overflow_index = -1;
+    // Everything this tile holds (summed when a capacity is checked, not kept on the event path).
+    std::uint64_t all() const {
+      std::uint64_t sum = 0;
+      for (std::uint64_t b : held) sum += b;
+      return sum;
+    }
   };
   void check_time(Cycle now) {
     if (now < m_last_change || m_finished) throw_bad_time();
@@ -94,7 +97,6 @@ class StorageLedger {
   // Unsigned arithmetic wraps, and the final value is exact (it is a sum of non-negative terms).
   std::array<std::uint64_t, kStorageCategoryCount> m_weighted{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
-  std::array<std::uint64_t, kStorageCategoryCount> m_peak_tile{};
   std::vector<StorageOverflow> m_overflows;
   Cycle m_last_change = 0;
   bool m_finished = false;
