@@ -13,12 +13,18 @@
 // scheduled up front), almost all of them a few cycles ahead. A binary heap paid ~log2(n) sift levels per
 // event (a third of the counting-mode run time, docs/performance.md). Here events within kWindow cycles
 // of the clock go straight into a FIFO per cycle, which keeps the insertion order for free; events further
-// out wait in a heap keyed by (cycle, sequence) and move into their cycle's FIFO, in that order, when the
-// window reaches them. A FIFO therefore holds its heap arrivals first and then direct pushes, all of which
-// were scheduled later: the (cycle, sequence) order is exactly the heap's.
+// out wait outside the window and move into their cycle's FIFO, in (cycle, sequence) order, when the window
+// reaches them. A FIFO therefore holds its far arrivals first and then direct pushes, all of which were
+// scheduled later: the (cycle, sequence) order is exact.
+//
+// Far events mostly come in order (a program scheduling its timers up front, one per wavefront): those wait
+// in an ordered FIFO, which admits them without heap operations; an event scheduled earlier than the
+// FIFO's last waits in a heap keyed by (cycle, sequence), and admission takes whichever of the two is first.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <queue>
 #include <type_traits>
 #include <utility>
@@ -42,17 +48,7 @@ class EventQueue {
       ++m_near;
       return m_buckets[at & kMask].items.emplace_back(item);
     }
-    std::uint32_t slot;
-    if (m_free.empty()) {
-      slot = static_cast<std::uint32_t>(m_far_items.size());
-      m_far_items.push_back(item);
-    } else {
-      slot = m_free.back();
-      m_free.pop_back();
-      m_far_items[slot] = item;
-    }
-    m_far.push(FarEntry{at, m_next_sequence++, slot});
-    return m_far_items[slot];
+    return push_far(at, item);
   }
 
   bool empty() const { return m_size == 0; }
@@ -106,20 +102,60 @@ class EventQueue {
       if (drained.items.capacity() > kKeptCapacity) std::vector<Item>().swap(drained.items);
       drained.items.clear();
       drained.head = 0;
-      m_cursor = m_near == 0 ? m_far.top().cycle : m_cursor + 1;
+      m_cursor = m_near == 0 ? next_far_cycle() : m_cursor + 1;
       admit_far();
       Bucket& b = m_buckets[m_cursor & kMask];
       if (b.head < b.items.size()) return b;
     }
   }
 
-  // Moves every far event that the window [m_cursor, m_cursor + kWindow) now covers into its FIFO.
+  [[gnu::noinline]] Item& push_far(Cycle at, const Item& item) {
+    const std::uint64_t sequence = m_next_sequence++;
+    if (m_ordered.empty() || at >= m_ordered.back().cycle) {
+      m_ordered.push_back(OrderedEntry{at, sequence, item});
+      return m_ordered.back().item;
+    }
+    std::uint32_t slot;
+    if (m_free.empty()) {
+      slot = static_cast<std::uint32_t>(m_far_items.size());
+      m_far_items.push_back(item);
+    } else {
+      slot = m_free.back();
+      m_free.pop_back();
+      m_far_items[slot] = item;
+    }
+    m_far.push(FarEntry{at, sequence, slot});
+    return m_far_items[slot];
+  }
+
+  // The earliest far cycle. Precondition: a far event exists (m_size > 0 and m_near == 0).
+  Cycle next_far_cycle() const {
+    if (m_ordered.empty()) return m_far.top().cycle;
+    if (m_far.empty()) return m_ordered.front().cycle;
+    return std::min(m_ordered.front().cycle, m_far.top().cycle);
+  }
+
+  // Moves every far event that the window [m_cursor, m_cursor + kWindow) now covers into its FIFO, in
+  // (cycle, sequence) order across the ordered FIFO and the heap.
   void admit_far() {
-    while (!m_far.empty() && m_far.top().cycle < m_cursor + kWindow) {
-      const FarEntry e = m_far.top();
-      m_far.pop();
-      m_buckets[e.cycle & kMask].items.push_back(m_far_items[e.slot]);
-      m_free.push_back(e.slot);
+    const Cycle end = m_cursor + kWindow;
+    for (;;) {
+      const bool ordered_due = !m_ordered.empty() && m_ordered.front().cycle < end;
+      const bool heap_due = !m_far.empty() && m_far.top().cycle < end;
+      if (!ordered_due && !heap_due) return;
+      const bool take_ordered =
+          ordered_due && (!heap_due || std::pair(m_ordered.front().cycle, m_ordered.front().sequence) <
+                                           std::pair(m_far.top().cycle, m_far.top().sequence));
+      if (take_ordered) {
+        const OrderedEntry& e = m_ordered.front();
+        m_buckets[e.cycle & kMask].items.push_back(e.item);
+        m_ordered.pop_front();
+      } else {
+        const FarEntry e = m_far.top();
+        m_far.pop();
+        m_buckets[e.cycle & kMask].items.push_back(m_far_items[e.slot]);
+        m_free.push_back(e.slot);
+      }
       ++m_near;
     }
   }
@@ -128,8 +164,14 @@ class EventQueue {
   Cycle m_cursor = 0;             // the window's first cycle: the cycle of the last pop
   std::size_t m_near = 0;         // events in the buckets
   std::size_t m_size = 0;
-  std::priority_queue<FarEntry> m_far;
-  std::vector<Item> m_far_items;  // slab; heap entries stay small
+  struct OrderedEntry {
+    Cycle cycle;
+    std::uint64_t sequence;
+    Item item;
+  };
+  std::deque<OrderedEntry> m_ordered;   // far events scheduled in non-decreasing cycle order
+  std::priority_queue<FarEntry> m_far;  // the others
+  std::vector<Item> m_far_items;        // slab; heap entries stay small
   std::vector<std::uint32_t> m_free;
   std::uint64_t m_next_sequence = 0;
 };

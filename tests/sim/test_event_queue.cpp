@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <queue>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/event_queue.h"
@@ -55,7 +56,7 @@ TEST_P(EventQueueOrder, MatchesCycleThenInsertionOrder) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) check_against_heap(GetParam(), seed);
 }
 
-// Same-cycle events, a few cycles ahead, about the window (1024), and far beyond it.
+// Same-cycle events, a few cycles ahead, about the window (256), and far beyond it.
 INSTANTIATE_TEST_SUITE_P(Delays, EventQueueOrder, ::testing::Values(1, 8, 1500, 100000));
 
 TEST(EventQueue, SameCyclePushWhileDrainingComesLast) {
@@ -66,6 +67,27 @@ TEST(EventQueue, SameCyclePushWhileDrainingComesLast) {
   q.push(3, 3);  // a timer at now
   EXPECT_EQ(q.pop().second, 2);
   EXPECT_EQ(q.pop().second, 3);
+  EXPECT_TRUE(q.empty());
+}
+
+// Far events scheduled in order wait in a FIFO, the others in a heap; ties across the two still go by
+// insertion order.
+TEST(EventQueue, FarEventsInAndOutOfOrderKeepCycleThenInsertionOrder) {
+  EventQueue<int> q;
+  q.push(1000, 0);
+  q.push(1000, 1);
+  q.push(2000, 2);
+  q.push(1500, 3);  // earlier than the last far event: out of order
+  q.push(2000, 4);
+  q.push(1000, 5);  // out of order, tied with 0 and 1
+  q.push(5, 6);     // near
+  const std::vector<std::pair<Cycle, int>> want = {{5, 6},    {1000, 0}, {1000, 1}, {1000, 5},
+                                                   {1500, 3}, {2000, 2}, {2000, 4}};
+  for (const auto& [cycle, item] : want) {
+    const auto [got_cycle, got_item] = q.pop();
+    EXPECT_EQ(got_cycle, cycle);
+    EXPECT_EQ(got_item, item);
+  }
   EXPECT_TRUE(q.empty());
 }
 
