@@ -49,6 +49,53 @@ WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid&
       t.col = j;
     }
   }
+  build_flows();
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::build_flows() {
+  const BlockLayout& L = m_spec.layout;
+  const ElementBytes& b = m_spec.bytes;
+  // The template of the message tile (i, j) sends to tile (to_i, to_j) through `port`.
+  auto path = [&](std::uint32_t i, std::uint32_t j, std::uint32_t to_i, std::uint32_t to_j, BlockPort port,
+                  MessageKind kind, std::uint64_t bytes_per_token) {
+    return MessageTemplate{.base = {.src = tile(i, j),
+                                    .dst = tile(to_i, to_j),
+                                    .kind = kind,
+                                    .port = static_cast<std::uint32_t>(port),
+                                    .group = m_spec.layer,
+                                    .slot = local(to_i, to_j)},
+                           .bytes_per_token = bytes_per_token};
+  };
+  m_flows.resize(m_tiles.size());
+  for (std::uint32_t i = 0; i < L.rows; ++i) {
+    for (std::uint32_t j = 0; j < L.cols; ++j) {
+      TileFlows& f = m_flows[local(i, j)];
+      const std::uint64_t x_elems = m_rows[i].size;
+      const std::uint64_t y_elems = m_cols[j].size;
+      f.x_bytes_per_token = b.activation * x_elems;
+      f.y_bytes_per_token = b.activation * y_elems;
+      f.weight_count = x_elems * y_elems;
+      f.lane_entry = j == L.entry_col();
+      f.lane_exit = j == L.exit_col();
+      f.first_psum_row = i == L.first_psum_row();
+      f.output_row = i == L.output_row();
+      if (!f.lane_exit) {
+        const std::uint32_t next = L.lane_next(j);
+        f.lane = path(i, j, i, next, BlockPort::lane, MessageKind::lane, f.x_bytes_per_token);
+        f.rebroadcast =
+            path(i, j, i, next, BlockPort::rebroadcast, MessageKind::rebroadcast, f.x_bytes_per_token);
+      }
+      if (!f.output_row)
+        f.psum = path(i, j, L.psum_next(i), j, BlockPort::psum, MessageKind::psum, b.partial_sum * y_elems);
+      if (!f.first_psum_row)
+        f.grad_column =
+            path(i, j, L.psum_prev(i), j, BlockPort::grad_column, MessageKind::lane, f.y_bytes_per_token);
+      if (!f.lane_entry)
+        f.grad_share =
+            path(i, j, i, L.lane_prev(j), BlockPort::grad_share, MessageKind::psum, b.partial_sum * x_elems);
+    }
+  }
 }
 
 template <typename T>
@@ -59,23 +106,6 @@ std::uint64_t WeightStationaryBlock<T>::x_bytes(std::uint32_t wf, std::uint32_t 
 template <typename T>
 std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t j) const {
   return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_cols[j].size;
-}
-
-template <typename T>
-sim::Message WeightStationaryBlock<T>::message(BlockPort port, std::uint32_t wf, std::uint32_t from_i,
-                                               std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
-                                               std::uint64_t bytes, MessageKind kind, Phase phase,
-                                               std::uint32_t depth) const {
-  return sim::Message{.src = tile(from_i, from_j),
-                      .dst = tile(to_i, to_j),
-                      .bytes = bytes,
-                      .kind = kind,
-                      .phase = phase,
-                      .depth = depth,
-                      .port = static_cast<std::uint32_t>(port),
-                      .group = m_spec.layer,
-                      .serial = wf,
-                      .slot = local(to_i, to_j)};
 }
 
 template <typename T>
@@ -139,82 +169,75 @@ void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf,
   PassState& pass = passes(phase).at(wf);
   pass.stash = stash;
   if (prepares_backward(stash)) m_stashes.at(wf).policy = stash;
-  receive_lane(engine, pass, wf, row, m_spec.layout.entry_col(), x, depth, ready, phase);
+  receive_lane(engine, pass, wf, local(row, m_spec.layout.entry_col()), x, depth, ready, phase);
   settle(passes(phase), pass, wf);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf,
-                                            std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& x,
-                                            std::uint32_t depth, Cycle ready, Phase phase) {
-  const BlockLayout& L = m_spec.layout;
-  TileSlice& t = m_tiles[local(i, j)];
-  const std::uint64_t xb = x_bytes(wf, i);
-  if (j != L.exit_col()) {
-    send(engine, pass.live,
-         message(BlockPort::lane, wf, i, j, i, L.lane_next(j), xb, MessageKind::lane, phase, depth), ready,
-         x);
-    if (m_spec.input_tangents)
-      send_tangent_shadow(engine, pass.live, wf, i, j, i, L.lane_next(j), xb, phase, depth, ready);
+                                            std::uint32_t k, const ValuesPtr<T>& x, std::uint32_t depth,
+                                            Cycle ready, Phase phase) {
+  const TileFlows& f = m_flows[k];
+  const sim::TileId id = m_tiles[k].id;
+  const std::uint64_t n = tokens(wf);
+  const std::uint64_t xb = f.x_bytes_per_token * n;
+  if (!f.lane_exit) {
+    send(engine, pass.live, f.lane, wf, phase, depth, ready, x);
+    if (m_spec.input_tangents) send_tangent_shadow(engine, pass.live, f.lane, wf, phase, depth, ready);
   }
 
-  const bool keep =
-      pass.stash == XStash::replicate || (pass.stash == XStash::entry_only && j == L.entry_col());
+  const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::entry_only && f.lane_entry);
   if (keep) {
     StashState& st = m_stashes.at(wf);
-    engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
-    engine.access_sram(t.id, xb, phase);
-    if (m_spec.with_values) st.x[local(i, j)] = x;
+    engine.store(id, StorageCategory::stash, xb, m_spec.layer);
+    engine.access_sram(id, xb, phase);
+    if (m_spec.with_values) st.x[k] = x;
     ++st.live;
   }
-  if (pass.stash == XStash::checkpoint && j == L.entry_col()) {
+  if (pass.stash == XStash::checkpoint && f.lane_entry) {
     StashState& st = m_stashes.at(wf);
-    LaneState& lane = st.lanes[i];
+    LaneState& lane = st.lanes[m_tiles[k].row];
     if (lane.has_checkpoint) throw std::logic_error("block: a second checkpoint of the same input");
-    engine.store(t.id, StorageCategory::stash, xb, m_spec.layer);
-    engine.access_sram(t.id, xb, phase);
+    engine.store(id, StorageCategory::stash, xb, m_spec.layer);
+    engine.access_sram(id, xb, phase);
     lane.checkpoint_x = x;
     lane.has_checkpoint = true;
     ++st.live;
   }
 
-  const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
-  engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight, phase);
+  engine.access_sram(id, f.weight_count * m_spec.bytes.weight, phase);
   // With K tangents: the stacked (1 + K) streams times W (the primal only when the inputs carry no
   // tangents), plus X V_k for each k.
   const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
-  const Cycle done = engine.compute(t.id, 2 * macs * tangent_factor, phase, ready);
-  Join& jn = pass.joins[local(i, j)];
+  const Cycle done = engine.compute(id, 2 * n * f.weight_count * tangent_factor, phase, ready);
+  Join& jn = pass.joins[k];
   if (m_spec.with_values) {
+    TileSlice& t = m_tiles[k];
     sim::Matrix<T> partial;
     sim::multiply(x->matrix, t.weights, partial);
-    if (m_spec.tangents > 0) add_tangent_products(wf, i, j, x->matrix, partial);
+    if (m_spec.tangents > 0) add_tangent_products(wf, t.row, t.col, x->matrix, partial);
     jn.mine = make_values(std::move(partial));
   }
   if (jn.add_mine(depth, done)) ++pass.live;  // the join starts holding
-  join_forward(engine, pass, wf, i, j, phase);
+  join_forward(engine, pass, wf, k, phase);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf,
-                                            std::uint32_t i, std::uint32_t j, Phase phase) {
-  const BlockLayout& L = m_spec.layout;
-  Join& jn = pass.joins[local(i, j)];
-  const bool first = i == L.first_psum_row();
-  if (!jn.complete(first)) return;
-  ValuesPtr<T> sum = jn.sum(first);
+                                            std::uint32_t k, Phase phase) {
+  const TileFlows& f = m_flows[k];
+  Join& jn = pass.joins[k];
+  if (!jn.complete(f.first_psum_row)) return;
+  ValuesPtr<T> sum = jn.sum(f.first_psum_row);
   const std::uint32_t depth = jn.depth;
   const Cycle ready = jn.ready;
   jn.clear();
   --pass.live;
-  if (i == L.output_row()) {
-    finish_column(engine, pass, wf, j, sum, depth, ready, phase);
+  if (f.output_row) {
+    finish_column(engine, pass, wf, m_tiles[k].col, sum, depth, ready, phase);
   } else {
-    const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_cols[j].size;
-    send(engine, pass.live,
-         message(BlockPort::psum, wf, i, j, L.psum_next(i), j, bytes, MessageKind::psum, phase, depth), ready,
-         sum);
-    send_tangent_shadow(engine, pass.live, wf, i, j, L.psum_next(i), j, bytes, phase, depth, ready);
+    send(engine, pass.live, f.psum, wf, phase, depth, ready, sum);
+    send_tangent_shadow(engine, pass.live, f.psum, wf, phase, depth, ready);
   }
 }
 
@@ -259,16 +282,15 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
 }
 
 template <typename T>
-void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf,
-                                                   std::uint32_t from_i, std::uint32_t from_j,
-                                                   std::uint32_t to_i, std::uint32_t to_j,
-                                                   std::uint64_t primal_bytes, Phase phase,
+void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uint32_t& live,
+                                                   const MessageTemplate& path, std::uint32_t wf, Phase phase,
                                                    std::uint32_t depth, Cycle ready) const {
   if (m_spec.tangents == 0) return;
-  send(engine, live,
-       message(BlockPort::tangent_shadow, wf, from_i, from_j, to_i, to_j, primal_bytes * m_spec.tangents,
-               MessageKind::tangent, phase, depth),
-       ready, nullptr);
+  MessageTemplate shadow = path;  // the same route, K streams of the primal's size
+  shadow.base.kind = MessageKind::tangent;
+  shadow.base.port = static_cast<std::uint32_t>(BlockPort::tangent_shadow);
+  shadow.bytes_per_token *= m_spec.tangents;
+  send(engine, live, shadow, wf, phase, depth, ready, nullptr);
 }
 
 template <typename T>
@@ -282,18 +304,20 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
   if (!prepares_backward(policy)) throw std::logic_error("block: backward pass without a stash");
   BackwardPassState& bp = running != nullptr ? *running : m_backward_passes.at(wf);
   bp.policy = policy;
-  TileSlice& t = m_tiles[local(m_spec.layout.output_row(), col)];
+  const std::uint32_t k = local(m_spec.layout.output_row(), col);
+  TileSlice& t = m_tiles[k];
   const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
   ValuesPtr<T> dz = std::move(dy);
   if (nonlinear) {
     if (st == nullptr) throw std::logic_error("block: backward pass without its stashed Z");
-    engine.access_sram(t.id, y_bytes(wf, col), Phase::backward);
-    engine.release(t.id, StorageCategory::stash, y_bytes(wf, col), m_spec.layer);
+    const std::uint64_t zb = m_flows[k].y_bytes_per_token * tokens(wf);
+    engine.access_sram(t.id, zb, Phase::backward);
+    engine.release(t.id, StorageCategory::stash, zb, m_spec.layer);
     if (m_spec.with_values) {
       sim::Matrix<T> g = dz->matrix;
       const T* z = st->z[col]->matrix.data();
       T* v = g.data();
-      for (std::size_t k = 0; k < g.size(); ++k) v[k] *= activation_derivative(m_spec.activation, z[k]);
+      for (std::size_t e = 0; e < g.size(); ++e) v[e] *= activation_derivative(m_spec.activation, z[e]);
       dz = make_values(std::move(g));
     }
     if (m_spec.with_values) st->z[col].reset();
@@ -307,7 +331,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
         for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
     }
   }
-  receive_dz(engine, bp, wf, m_spec.layout.output_row(), col, dz, depth, ready);
+  receive_dz(engine, bp, wf, k, dz, depth, ready);
   settle(m_backward_passes, bp, wf);
   settle_stash(wf);
 }
@@ -336,18 +360,12 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf,
-                                          std::uint32_t i, std::uint32_t j, const ValuesPtr<T>& dz,
-                                          std::uint32_t depth, Cycle ready) {
-  const BlockLayout& L = m_spec.layout;
-  TileSlice& t = m_tiles[local(i, j)];
-  TileBackward& tb = bp.tiles[local(i, j)];
-  if (i != L.first_psum_row()) {
-    const std::uint64_t bytes = y_bytes(wf, j);
-    send(engine, bp.live,
-         message(BlockPort::grad_column, wf, i, j, L.psum_prev(i), j, bytes, MessageKind::lane,
-                 Phase::backward, depth),
-         ready, dz);
-  }
+                                          std::uint32_t k, const ValuesPtr<T>& dz, std::uint32_t depth,
+                                          Cycle ready) {
+  const TileFlows& f = m_flows[k];
+  TileSlice& t = m_tiles[k];
+  TileBackward& tb = bp.tiles[k];
+  if (!f.first_psum_row) send(engine, bp.live, f.grad_column, wf, Phase::backward, depth, ready, dz);
   BackwardState& bs = tb.grad;
   if (!bs.have_x) ++bp.live;  // the weight-gradient state starts holding
   bs.dz = dz;
@@ -355,46 +373,37 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
   const XStash stash = bp.policy;
-  if (stash == XStash::replicate || (stash == XStash::entry_only && j == L.entry_col())) {
-    if (m_spec.with_values) bs.x = held_stash(wf).x[local(i, j)];  // held until this tile's dW
+  if (stash == XStash::replicate || (stash == XStash::entry_only && f.lane_entry)) {
+    if (m_spec.with_values) bs.x = held_stash(wf).x[k];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;
   }
-  if (stash == XStash::entry_only && j == L.entry_col() && j != L.exit_col()) {
+  if (stash == XStash::entry_only && f.lane_entry && !f.lane_exit) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
-    send(engine, bp.live,
-         message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                 MessageKind::rebroadcast, Phase::backward, depth),
-         ready, bs.x);
+    send(engine, bp.live, f.rebroadcast, wf, Phase::backward, depth, ready, bs.x);
   }
   if (m_spec.computes_input_gradient) {
-    const std::uint64_t macs = std::uint64_t{tokens(wf)} * m_rows[i].size * m_cols[j].size;
-    engine.access_sram(t.id, std::uint64_t{m_rows[i].size} * m_cols[j].size * m_spec.bytes.weight,
-                       Phase::backward);
-    const Cycle done = engine.compute(t.id, 2 * macs, Phase::backward, ready);
+    engine.access_sram(t.id, f.weight_count * m_spec.bytes.weight, Phase::backward);
+    const Cycle done =
+        engine.compute(t.id, 2 * std::uint64_t{tokens(wf)} * f.weight_count, Phase::backward, ready);
     if (m_spec.with_values) {
       sim::Matrix<T> share;
       sim::multiply_a_bt(dz->matrix, t.weights, share);
       tb.join.mine = make_values(std::move(share));
     }
     if (tb.join.add_mine(depth, done)) ++bp.live;  // the join starts holding
-    join_backward(engine, bp, wf, i, j);
+    join_backward(engine, bp, wf, k);
   }
-  try_weight_gradient(engine, bp, wf, i, j);
+  try_weight_gradient(engine, bp, wf, k);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, BackwardPassState& bp,
-                                                   std::uint32_t wf, std::uint32_t i, std::uint32_t j,
-                                                   const ValuesPtr<T>& x, std::uint32_t depth, Cycle ready) {
-  const BlockLayout& L = m_spec.layout;
-  if (j != L.exit_col()) {
-    send(engine, bp.live,
-         message(BlockPort::rebroadcast, wf, i, j, i, L.lane_next(j), x_bytes(wf, i),
-                 MessageKind::rebroadcast, Phase::backward, depth),
-         ready, x);
-  }
-  BackwardState& bs = bp.tiles[local(i, j)].grad;
+                                                   std::uint32_t wf, std::uint32_t k, const ValuesPtr<T>& x,
+                                                   std::uint32_t depth, Cycle ready) {
+  const TileFlows& f = m_flows[k];
+  if (!f.lane_exit) send(engine, bp.live, f.rebroadcast, wf, Phase::backward, depth, ready, x);
+  BackwardState& bs = bp.tiles[k].grad;
   if (!bs.have_dz) ++bp.live;  // the weight-gradient state starts holding
   bs.x = x;
   bs.have_x = true;
@@ -402,31 +411,33 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
   bs.ready = std::max(bs.ready, ready);
   if (!bs.have_dz) {
     // Arrived before this tile's dZ: it waits here, and that storage is counted.
+    const std::uint64_t xb = f.x_bytes_per_token * tokens(wf);
     bs.x_in_transit = true;
-    engine.store(m_tiles[local(i, j)].id, StorageCategory::transit, x_bytes(wf, i), m_spec.layer);
-    engine.access_sram(m_tiles[local(i, j)].id, x_bytes(wf, i), Phase::backward);
+    engine.store(m_tiles[k].id, StorageCategory::transit, xb, m_spec.layer);
+    engine.access_sram(m_tiles[k].id, xb, Phase::backward);
   }
-  try_weight_gradient(engine, bp, wf, i, j);
+  try_weight_gradient(engine, bp, wf, k);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, BackwardPassState& bp,
-                                                   std::uint32_t wf, std::uint32_t i, std::uint32_t j) {
-  BackwardState& bs = bp.tiles[local(i, j)].grad;
+                                                   std::uint32_t wf, std::uint32_t k) {
+  BackwardState& bs = bp.tiles[k].grad;
   if (!bs.have_dz || !bs.have_x) return;
-  TileSlice& t = m_tiles[local(i, j)];
-  const std::uint64_t xb = x_bytes(wf, i);
-  const std::uint64_t weights = std::uint64_t{m_rows[i].size} * m_cols[j].size;
+  const TileFlows& f = m_flows[k];
+  TileSlice& t = m_tiles[k];
+  const std::uint64_t n = tokens(wf);
+  const std::uint64_t xb = f.x_bytes_per_token * n;
   // dW slice: read and write the accumulator; the inputs are read from the stash (or the transit buffer).
-  engine.access_sram(t.id, 2 * weights * m_spec.bytes.weight + xb, Phase::backward);
-  engine.compute(t.id, 2 * std::uint64_t{tokens(wf)} * weights, Phase::backward, bs.ready);
+  engine.access_sram(t.id, 2 * f.weight_count * m_spec.bytes.weight + xb, Phase::backward);
+  engine.compute(t.id, 2 * n * f.weight_count, Phase::backward, bs.ready);
   if (m_spec.with_values) sim::multiply_add_at_b(bs.x->matrix, bs.dz->matrix, t.grad);
   if (bs.x_in_transit) {
     engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
   } else if (bs.x_from_stash) {
     engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
     StashState& st = held_stash(wf);
-    if (m_spec.with_values) st.x[local(i, j)].reset();
+    if (m_spec.with_values) st.x[k].reset();
     --st.live;
   }
   bs.clear();
@@ -435,24 +446,19 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
 
 template <typename T>
 void WeightStationaryBlock<T>::join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf,
-                                             std::uint32_t i, std::uint32_t j) {
-  const BlockLayout& L = m_spec.layout;
-  Join& jb = bp.tiles[local(i, j)].join;
-  const bool first = j == L.exit_col();
-  if (!jb.complete(first)) return;
-  ValuesPtr<T> sum = jb.sum(first);
+                                             std::uint32_t k) {
+  const TileFlows& f = m_flows[k];
+  Join& jb = bp.tiles[k].join;
+  if (!jb.complete(f.lane_exit)) return;
+  ValuesPtr<T> sum = jb.sum(f.lane_exit);
   const std::uint32_t depth = jb.depth;
   const Cycle ready = jb.ready;
   jb.clear();
   --bp.live;
-  if (j == L.entry_col()) {
-    m_listener.on_backward_output(engine, m_spec.layer, wf, i, std::move(sum), depth, ready);
+  if (f.lane_entry) {
+    m_listener.on_backward_output(engine, m_spec.layer, wf, m_tiles[k].row, std::move(sum), depth, ready);
   } else {
-    const std::uint64_t bytes = std::uint64_t{m_spec.bytes.partial_sum} * tokens(wf) * m_rows[i].size;
-    send(engine, bp.live,
-         message(BlockPort::grad_share, wf, i, j, i, L.lane_prev(j), bytes, MessageKind::psum,
-                 Phase::backward, depth),
-         ready, sum);
+    send(engine, bp.live, f.grad_share, wf, Phase::backward, depth, ready, sum);
   }
 }
 
@@ -478,21 +484,19 @@ void WeightStationaryBlock<T>::on_message(sim::Engine& engine, const sim::Messag
 
 template <typename T>
 void WeightStationaryBlock<T>::on_lane(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
   PassState& pass = passes(m.phase).at(m.serial);
   --pass.live;  // delivered
-  receive_lane(engine, pass, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth, engine.now(),
+  receive_lane(engine, pass, m.serial, m.slot, values_of<T>(engine.payload(m)), m.depth, engine.now(),
                m.phase);
   settle(passes(m.phase), pass, m.serial);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::on_psum(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
   PassState& pass = passes(m.phase).at(m.serial);
   if (pass.joins[m.slot].add_incoming(engine.payload(m), m.depth, engine.now()))
     --pass.live;  // delivered into a join that holds already
-  join_forward(engine, pass, m.serial, t.row, t.col, m.phase);
+  join_forward(engine, pass, m.serial, m.slot, m.phase);
   settle(passes(m.phase), pass, m.serial);
 }
 
@@ -506,31 +510,27 @@ void WeightStationaryBlock<T>::on_tangent_shadow(sim::Engine& /*engine*/, const 
 
 template <typename T>
 void WeightStationaryBlock<T>::on_grad_column(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
   BackwardPassState& bp = m_backward_passes.at(m.serial);
   --bp.live;
-  receive_dz(engine, bp, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth, engine.now());
+  receive_dz(engine, bp, m.serial, m.slot, values_of<T>(engine.payload(m)), m.depth, engine.now());
   settle(m_backward_passes, bp, m.serial);
   settle_stash(m.serial);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::on_grad_share(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
   BackwardPassState& bp = m_backward_passes.at(m.serial);
   if (bp.tiles[m.slot].join.add_incoming(engine.payload(m), m.depth, engine.now()))
     --bp.live;  // delivered into a join that holds already
-  join_backward(engine, bp, m.serial, t.row, t.col);
+  join_backward(engine, bp, m.serial, m.slot);
   settle(m_backward_passes, bp, m.serial);
 }
 
 template <typename T>
 void WeightStationaryBlock<T>::on_rebroadcast(sim::Engine& engine, const sim::Message& m) {
-  const TileSlice& t = m_tiles[m.slot];
   BackwardPassState& bp = m_backward_passes.at(m.serial);
   --bp.live;
-  receive_rebroadcast(engine, bp, m.serial, t.row, t.col, values_of<T>(engine.payload(m)), m.depth,
-                      engine.now());
+  receive_rebroadcast(engine, bp, m.serial, m.slot, values_of<T>(engine.payload(m)), m.depth, engine.now());
   settle(m_backward_passes, bp, m.serial);
   settle_stash(m.serial);
 }

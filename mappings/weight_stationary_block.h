@@ -31,6 +31,7 @@
 
 #include "mappings/activation.h"
 #include "mappings/block_layout.h"
+#include "mappings/message_template.h"
 #include "mappings/partition.h"
 #include "mappings/tangent_source.h"
 #include "mappings/values.h"
@@ -271,6 +272,24 @@ class WeightStationaryBlock {
     }
   };
 
+  // A tile's part in the block's flows, worked out once by the constructor and read on the event path: where
+  // each of its messages goes (a template of a tile without that neighbour is unused), and its sizes.
+  struct TileFlows {
+    MessageTemplate lane;         // X[:, I_i] to the next tile of the lane (forward)
+    MessageTemplate rebroadcast;  // the same path in the backward pass (XStash::entry_only)
+    MessageTemplate psum;         // partial sums to the next tile of the column, toward the output row
+    MessageTemplate grad_column;  // dZ[:, J_j] back along the column
+    MessageTemplate grad_share;   // the share of dX[:, I_i] back along the row, toward the lane entry
+    std::uint64_t x_bytes_per_token = 0;  // b_a |I_i|: X[:, I_i] on a link or in a stash
+    std::uint64_t y_bytes_per_token = 0;  // b_a |J_j|
+    std::uint64_t weight_count = 0;       // |I_i| |J_j|
+    bool lane_entry = false;
+    bool lane_exit = false;
+    bool first_psum_row = false;
+    bool output_row = false;
+  };
+  void build_flows();
+
   // Whole d_in x d_out and d_out values from one member of every tile's slice (weights or gradients).
   void assemble(sim::Matrix<T> TileSlice::*slice, std::vector<T> TileSlice::*bias_slice,
                 sim::Matrix<double>& weights, std::vector<double>& bias) const;
@@ -278,18 +297,16 @@ class WeightStationaryBlock {
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
-  sim::Message message(BlockPort port, std::uint32_t wf, std::uint32_t from_i, std::uint32_t from_j,
-                       std::uint32_t to_i, std::uint32_t to_j, std::uint64_t bytes, sim::MessageKind kind,
-                       sim::Phase phase, std::uint32_t depth) const;
-  // Sends a message that keeps the pass owning `live` (forward or backward) in flight until delivered,
-  // with `values` (null in counting mode).
-  static void send(sim::Engine& engine, std::uint32_t& live, const sim::Message& message, sim::Cycle depart,
-                   const ValuesPtr<T>& values) {
+  // Sends wavefront `wf`'s message along `path`, which keeps the pass owning `live` (forward or backward)
+  // in flight until delivered, with `values` (null in counting mode).
+  void send(sim::Engine& engine, std::uint32_t& live, const MessageTemplate& path, std::uint32_t wf,
+            sim::Phase phase, std::uint32_t depth, sim::Cycle depart, const ValuesPtr<T>& values) const {
     ++live;
+    const sim::Message m = path.make(wf, tokens(wf), phase, depth);
     if (values)
-      engine.send(message, depart, values);
+      engine.send(m, depart, values);
     else
-      engine.send(message, depart);
+      engine.send(m, depart);
   }
   // The first forward pass, or the recomputations.
   WavefrontSlots<PassState>& passes(sim::Phase phase) {
@@ -322,9 +339,10 @@ class WeightStationaryBlock {
   [[gnu::noinline, gnu::flatten]] void on_grad_column(sim::Engine& engine, const sim::Message& m);
   [[gnu::noinline, gnu::flatten]] void on_grad_share(sim::Engine& engine, const sim::Message& m);
   [[gnu::noinline, gnu::flatten]] void on_rebroadcast(sim::Engine& engine, const sim::Message& m);
-  void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+  // The tile of local index k (i * cols + j, the slot its messages carry) is the subject of these.
+  void receive_lane(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t k,
                     const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
-  void join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t i, std::uint32_t j,
+  void join_forward(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t k,
                     sim::Phase phase);
   void finish_column(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t j,
                      const ValuesPtr<T>& sum, std::uint32_t depth, sim::Cycle ready, sim::Phase phase);
@@ -334,19 +352,15 @@ class WeightStationaryBlock {
   // Adds X V_k (X: the primal rows of `x`) to tangent k's rows of `partial`, for every k.
   void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
                             sim::Matrix<T>& partial) const;
-  // Counts the tangent streams that ride with a forward message of `primal_bytes` per stream.
-  void send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, std::uint32_t wf, std::uint32_t from_i,
-                           std::uint32_t from_j, std::uint32_t to_i, std::uint32_t to_j,
-                           std::uint64_t primal_bytes, sim::Phase phase, std::uint32_t depth,
-                           sim::Cycle ready) const;
-  void receive_dz(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
-                  std::uint32_t j, const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
-  void receive_rebroadcast(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
-                           std::uint32_t j, const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
-  void try_weight_gradient(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
-                           std::uint32_t j);
-  void join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t i,
-                     std::uint32_t j);
+  // Counts the tangent streams that ride with wavefront `wf`'s forward message along `path`.
+  void send_tangent_shadow(sim::Engine& engine, std::uint32_t& live, const MessageTemplate& path,
+                           std::uint32_t wf, sim::Phase phase, std::uint32_t depth, sim::Cycle ready) const;
+  void receive_dz(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t k,
+                  const ValuesPtr<T>& dz, std::uint32_t depth, sim::Cycle ready);
+  void receive_rebroadcast(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t k,
+                           const ValuesPtr<T>& x, std::uint32_t depth, sim::Cycle ready);
+  void try_weight_gradient(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t k);
+  void join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t k);
 
   BlockSpec m_spec;
   const sim::Grid& m_grid;
@@ -354,6 +368,7 @@ class WeightStationaryBlock {
   std::vector<Range> m_rows;
   std::vector<Range> m_cols;
   std::vector<TileSlice> m_tiles;
+  std::vector<TileFlows> m_flows;  // per tile, as m_tiles
   WavefrontSlots<PassState> m_first_passes;
   WavefrontSlots<PassState> m_recomputations;
   WavefrontSlots<StashState> m_stashes;
