@@ -57,9 +57,35 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     spec.input_tangents = l > 0;  // dx_0 = 0
     m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
   }
-  for (std::uint32_t l = 0; l + 1 < L; ++l)
+  for (std::uint32_t l = 0; l + 1 < L; ++l) {
     m_plans.push_back(
         mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
+    const auto& from = *m_blocks[l];
+    const auto& to = *m_blocks[l + 1];
+    TransferPaths& paths = m_paths.emplace_back();
+    for (std::uint32_t id = 0; id < m_plans[l].transfers.size(); ++id) {
+      const mappings::Transfer& tr = m_plans[l].transfers[id];
+      const std::uint64_t bytes_per_token = std::uint64_t{m_setup.bytes.activation} * tr.features.size;
+      paths.forward.push_back({.base = {.src = from.output_tile(tr.producer_col),
+                                        .dst = to.lane_entry_tile(tr.consumer_row),
+                                        .kind = MessageKind::redistribution,
+                                        .port = static_cast<std::uint32_t>(Port::redistribute_forward),
+                                        .group = l + 1,
+                                        .slot = id},
+                               .bytes_per_token = bytes_per_token});
+      paths.backward.push_back({.base = {.src = to.lane_entry_tile(tr.consumer_row),
+                                         .dst = from.output_tile(tr.producer_col),
+                                         .kind = MessageKind::redistribution,
+                                         .port = static_cast<std::uint32_t>(Port::redistribute_backward),
+                                         .group = l,
+                                         .slot = id},
+                                .bytes_per_token = bytes_per_token});
+    }
+  }
+  for (std::uint32_t l = 0; l < L; ++l) {
+    m_forward_stash.push_back(m_schedule.forward_stash(l));
+    m_episodes.push_back(m_schedule.recompute_before_backward(l));
+  }
 
   const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
   for (std::uint32_t l = 0; l < L; ++l) {
@@ -75,7 +101,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
                               m_setup.bytes.activation, m_setup.wavefront_tokens);
   m_episode_started.resize(L);
   for (std::uint32_t l = 0; l < L; ++l) {
-    if (m_schedule.recompute_before_backward(l) == nullptr) continue;
+    if (m_episodes[l] == nullptr) continue;
     m_episode_started[l].assign(G, false);
   }
   m_episode_target.assign(G, 0);
@@ -179,33 +205,12 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
     return;
   }
   if (layer + 1 == m_trunk) y = split_off_tangents(engine, wf, col, y);  // the head gets the primal only
-  const auto& plan = m_plans[layer];
   const Range J = m_blocks[layer]->col_ranges()[col];
-  const auto& next = *m_blocks[layer + 1];
-  for (std::uint32_t id : plan.by_col[col]) {
-    const mappings::Transfer& tr = plan.transfers[id];
-    engine.send(sim::Message{.src = m_blocks[layer]->output_tile(col),
-                             .dst = next.lane_entry_tile(tr.consumer_row),
-                             .bytes = activation_bytes(wf, tr.features.size),
-                             .kind = MessageKind::redistribution,
-                             .phase = phase,
-                             .depth = depth,
-                             .port = static_cast<std::uint32_t>(Port::redistribute_forward),
-                             .group = layer + 1,
-                             .serial = wf,
-                             .slot = id},
-                ready, slice_columns(y, tr.features.begin - J.begin, tr.features.size));
-    if (layer + 1 < m_trunk) {
-      send_tangent_shadow(engine,
-                          sim::Message{.src = m_blocks[layer]->output_tile(col),
-                                       .dst = next.lane_entry_tile(tr.consumer_row),
-                                       .bytes = activation_bytes(wf, tr.features.size),
-                                       .phase = phase,
-                                       .depth = depth,
-                                       .group = layer + 1,
-                                       .serial = wf},
-                          ready);
-    }
+  for (std::uint32_t id : m_plans[layer].by_col[col]) {
+    const mappings::Transfer& tr = m_plans[layer].transfers[id];
+    const sim::Message m = m_paths[layer].forward[id].make(wf, tokens(wf), phase, depth);
+    engine.send(m, ready, slice_columns(y, tr.features.begin - J.begin, tr.features.size));
+    if (layer + 1 < m_trunk) send_tangent_shadow(engine, m, ready);
   }
 }
 
@@ -260,22 +265,11 @@ void NetworkProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t la
                                            std::uint32_t row, ValuesPtr<T> dx, std::uint32_t depth,
                                            Cycle ready) {
   // dX of layer `layer` is dY of layer - 1: send each piece back to the producer's output tile.
-  const auto& plan = m_plans[layer - 1];
   const Range I = m_blocks[layer]->row_ranges()[row];
-  const auto& prev = *m_blocks[layer - 1];
-  for (std::uint32_t id : plan.by_row[row]) {
-    const mappings::Transfer& tr = plan.transfers[id];
-    engine.send(sim::Message{.src = m_blocks[layer]->lane_entry_tile(row),
-                             .dst = prev.output_tile(tr.producer_col),
-                             .bytes = activation_bytes(wf, tr.features.size),
-                             .kind = MessageKind::redistribution,
-                             .phase = Phase::backward,
-                             .depth = depth,
-                             .port = static_cast<std::uint32_t>(Port::redistribute_backward),
-                             .group = layer - 1,
-                             .serial = wf,
-                             .slot = id},
-                ready, slice_columns(dx, tr.features.begin - I.begin, tr.features.size));
+  for (std::uint32_t id : m_plans[layer - 1].by_row[row]) {
+    const mappings::Transfer& tr = m_plans[layer - 1].transfers[id];
+    engine.send(m_paths[layer - 1].backward[id].make(wf, tokens(wf), Phase::backward, depth), ready,
+                slice_columns(dx, tr.features.begin - I.begin, tr.features.size));
   }
 }
 
@@ -320,9 +314,9 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
 template <typename T>
 void NetworkProgram<T>::enter(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t row,
                               ValuesPtr<T> x, std::uint32_t depth, Phase phase) {
-  mappings::XStash stash = m_schedule.forward_stash(layer);
+  mappings::XStash stash = m_forward_stash[layer];
   if (phase == Phase::recompute) {
-    const RecomputeEpisode* ep = m_schedule.recompute_before_backward(m_episode_target[wf]);
+    const RecomputeEpisode* ep = m_episodes[m_episode_target[wf]];
     stash = ep->stash.at(layer - ep->from_layer);
   }
   if (stash == mappings::XStash::checkpoint && row == 0) {
@@ -340,7 +334,7 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
     return;
   }
   auto& block = *m_blocks[layer];
-  const RecomputeEpisode* ep = m_schedule.recompute_before_backward(layer);
+  const RecomputeEpisode* ep = m_episodes[layer];
   if (ep == nullptr) {
     block.start_backward(engine, wf, col, std::move(dy), depth, ready);
     return;
@@ -385,7 +379,7 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
 template <typename T>
 void NetworkProgram<T>::restart_from_checkpoint(sim::Engine& engine, const sim::Message& signal) {
   const std::uint32_t wf = signal.serial;
-  const RecomputeEpisode* ep = m_schedule.recompute_before_backward(m_episode_target[wf]);
+  const RecomputeEpisode* ep = m_episodes[m_episode_target[wf]];
   ValuesPtr<T> x = m_blocks[signal.group]->take_checkpoint(engine, wf, signal.slot, ep->release_checkpoint);
   if (ep->release_checkpoint && signal.slot == 0) --m_checkpoints[wf];
   enter(engine, signal.group, wf, signal.slot, std::move(x), signal.depth, Phase::recompute);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "mappings/message_template.h"
 #include "mappings/placement/i_placement.h"
 #include "mappings/redistribution.h"
 #include "mappings/weight_stationary_block.h"
@@ -180,6 +181,16 @@ class NetworkProgram final : public sim::MessageHandler,
   const Schedule& m_schedule;
   std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>> m_blocks;
   std::vector<mappings::RedistributionPlan> m_plans;  // m_plans[l]: layer l -> layer l + 1
+  // The messages of m_plans[l]'s transfers, per transfer id: forward (output tile to lane entry) and
+  // backward (lane entry back to output tile), built once.
+  struct TransferPaths {
+    std::vector<mappings::MessageTemplate> forward;
+    std::vector<mappings::MessageTemplate> backward;
+  };
+  std::vector<TransferPaths> m_paths;  // [l], as m_plans
+  // The schedule's answers per layer, asked once (its contract: the same for every wavefront and step).
+  std::vector<mappings::XStash> m_forward_stash;
+  std::vector<const RecomputeEpisode*> m_episodes;
   std::unique_ptr<LossStage<T>> m_loss;
   std::vector<AssemblySlots> m_forward_pieces;   // [layer]: per lane
   std::vector<AssemblySlots> m_backward_pieces;  // [layer]: per output column
