@@ -117,16 +117,12 @@ class Engine {
   const TileCounters& tile_counters() const { return m_tile_counters; }
 
  private:
-  std::uint32_t hops_of(const Message& m) const {
-    if (m.src != kHostTile && m.dst != kHostTile) return m_grid.hops(m.src, m.dst);
-    return host_hops_of(m);
-  }
   std::uint32_t host_hops_of(const Message& m) const;
   Cycle send_held(const Message& message, Cycle depart, PayloadId payload) {
     if (depart < m_now) throw_in_the_past("send departs");
-    const std::uint32_t hops = hops_of(message);
-    const bool latency_only =
-        m_timing.link_bytes_per_cycle == 0 || message.src == kHostTile || message.dst == kHostTile;
+    const bool via_host = message.src == kHostTile || message.dst == kHostTile;
+    const std::uint32_t hops = via_host ? host_hops_of(message) : m_grid.hops(message.src, message.dst);
+    const bool latency_only = m_timing.link_bytes_per_cycle == 0 || via_host;
     const Cycle arrive = latency_only ? depart + hops * m_timing.hop_latency : reserve_links(message, depart);
     const std::uint64_t byte_hops = message.bytes * hops;
     const auto p = message.phase;
