@@ -160,6 +160,61 @@ void WeightStationaryBlock<T>::zero_gradients() {
   }
 }
 
+// ---- arithmetic (with values only) ----
+
+template <typename T>
+ValuesPtr<T> WeightStationaryBlock<T>::partial_product(std::uint32_t wf, std::uint32_t k,
+                                                       const sim::Matrix<T>& x) const {
+  const TileSlice& t = m_tiles[k];
+  sim::Matrix<T> partial;
+  sim::multiply(x, t.weights, partial);
+  if (m_spec.tangents > 0) add_tangent_products(wf, t.row, t.col, x, partial);
+  return make_values(std::move(partial));
+}
+
+template <typename T>
+ValuesPtr<T> WeightStationaryBlock<T>::output_values(const TileSlice& t, const sim::Matrix<T>& sum,
+                                                     bool nonlinear, StashState* stash,
+                                                     std::uint32_t j) const {
+  sim::Matrix<T> z = sum;
+  if (m_spec.has_bias) {
+    for (std::uint32_t r = 0; r < z.rows(); ++r) {
+      T* row = z.row(r);
+      for (std::uint32_t c = 0; c < z.cols(); ++c) row[c] += t.bias[c];
+    }
+  }
+  sim::Matrix<T> out = z;
+  if (nonlinear) {
+    T* v = out.data();
+    for (std::size_t e = 0; e < out.size(); ++e) v[e] = activate(m_spec.activation, v[e]);
+  }
+  if (stash != nullptr) stash->z[j] = make_values(std::move(z));
+  return make_values(std::move(out));
+}
+
+template <typename T>
+ValuesPtr<T> WeightStationaryBlock<T>::through_activation(const sim::Matrix<T>& dy,
+                                                          const sim::Matrix<T>& z) const {
+  sim::Matrix<T> g = dy;
+  const T* zv = z.data();
+  T* v = g.data();
+  for (std::size_t e = 0; e < g.size(); ++e) v[e] *= activation_derivative(m_spec.activation, zv[e]);
+  return make_values(std::move(g));
+}
+
+template <typename T>
+void WeightStationaryBlock<T>::add_bias_gradient(TileSlice& t, const sim::Matrix<T>& dz) {
+  for (std::uint32_t r = 0; r < dz.rows(); ++r)
+    for (std::uint32_t c = 0; c < dz.cols(); ++c) t.bias_grad[c] += dz(r, c);
+}
+
+template <typename T>
+ValuesPtr<T> WeightStationaryBlock<T>::input_gradient_share(const TileSlice& t, const sim::Matrix<T>& dz) {
+  sim::Matrix<T> share;
+  sim::multiply_a_bt(dz, t.weights, share);
+  return make_values(std::move(share));
+}
+
 // ---- forward ----
 
 template <typename T>
@@ -211,13 +266,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const std::uint64_t tangent_factor = 1 + std::uint64_t{m_spec.tangents} * (m_spec.input_tangents ? 2 : 1);
   const Cycle done = engine.compute(id, 2 * n * f.weight_count * tangent_factor, phase, ready);
   Join& jn = pass.joins[k];
-  if (m_spec.with_values) {
-    TileSlice& t = m_tiles[k];
-    sim::Matrix<T> partial;
-    sim::multiply(x->matrix, t.weights, partial);
-    if (m_spec.tangents > 0) add_tangent_products(wf, t.row, t.col, x->matrix, partial);
-    jn.mine = make_values(std::move(partial));
-  }
+  if (m_spec.with_values) jn.mine = partial_product(wf, k, x->matrix);
   if (jn.add_mine(depth, done)) ++pass.live;  // the join starts holding
   join_forward(engine, pass, wf, k, phase);
 }
@@ -260,23 +309,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
     engine.access_sram(t.id, y_bytes(wf, j), phase);
     ++st->live;
   }
-  ValuesPtr<T> y = sum;
-  if (m_spec.with_values) {
-    sim::Matrix<T> z = sum->matrix;
-    if (m_spec.has_bias) {
-      for (std::uint32_t r = 0; r < z.rows(); ++r) {
-        T* row = z.row(r);
-        for (std::uint32_t c = 0; c < z.cols(); ++c) row[c] += t.bias[c];
-      }
-    }
-    sim::Matrix<T> out = z;
-    if (nonlinear) {
-      T* v = out.data();
-      for (std::size_t k = 0; k < out.size(); ++k) v[k] = activate(m_spec.activation, v[k]);
-    }
-    if (st != nullptr) st->z[j] = make_values(std::move(z));
-    y = make_values(std::move(out));
-  }
+  ValuesPtr<T> y = m_spec.with_values ? output_values(t, sum->matrix, nonlinear, st, j) : sum;
   // Last: the listener may start this wavefront's backward pass here (no reference above survives it).
   m_listener.on_forward_output(engine, m_spec.layer, wf, j, std::move(y), depth, ready, phase);
 }
@@ -314,22 +347,14 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
     engine.access_sram(t.id, zb, Phase::backward);
     engine.release(t.id, StorageCategory::stash, zb, m_spec.layer);
     if (m_spec.with_values) {
-      sim::Matrix<T> g = dz->matrix;
-      const T* z = st->z[col]->matrix.data();
-      T* v = g.data();
-      for (std::size_t e = 0; e < g.size(); ++e) v[e] *= activation_derivative(m_spec.activation, z[e]);
-      dz = make_values(std::move(g));
+      dz = through_activation(dz->matrix, st->z[col]->matrix);
+      st->z[col].reset();
     }
-    if (m_spec.with_values) st->z[col].reset();
     --st->live;
   }
   if (m_spec.has_bias) {
     engine.access_sram(t.id, 2 * std::uint64_t{m_cols[col].size} * m_spec.bytes.weight, Phase::backward);
-    if (m_spec.with_values) {
-      const sim::Matrix<T>& g = dz->matrix;
-      for (std::uint32_t r = 0; r < g.rows(); ++r)
-        for (std::uint32_t c = 0; c < g.cols(); ++c) t.bias_grad[c] += g(r, c);
-    }
+    if (m_spec.with_values) add_bias_gradient(t, dz->matrix);
   }
   receive_dz(engine, bp, wf, k, dz, depth, ready);
   settle(m_backward_passes, bp, wf);
@@ -386,11 +411,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
     engine.access_sram(t.id, f.weight_count * m_spec.bytes.weight, Phase::backward);
     const Cycle done =
         engine.compute(t.id, 2 * std::uint64_t{tokens(wf)} * f.weight_count, Phase::backward, ready);
-    if (m_spec.with_values) {
-      sim::Matrix<T> share;
-      sim::multiply_a_bt(dz->matrix, t.weights, share);
-      tb.join.mine = make_values(std::move(share));
-    }
+    if (m_spec.with_values) tb.join.mine = input_gradient_share(t, dz->matrix);
     if (tb.join.add_mine(depth, done)) ++bp.live;  // the join starts holding
     join_backward(engine, bp, wf, k);
   }

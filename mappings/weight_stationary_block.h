@@ -349,6 +349,20 @@ class WeightStationaryBlock {
   void finish_tangent_column(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t j,
                              const ValuesPtr<T>& sum, std::uint32_t depth, sim::Cycle ready,
                              sim::Phase phase);
+  // The arithmetic, in arithmetic mode only, out of line: inlined, it made every counting-mode event handler
+  // too large for the instruction cache (docs/performance.md).
+  // X W (and the tangent products) of tile k: its contribution to the column's partial sums.
+  [[gnu::noinline]] ValuesPtr<T> partial_product(std::uint32_t wf, std::uint32_t k,
+                                                 const sim::Matrix<T>& x) const;
+  // An output tile's column: act(Z) with Z = sum + b, keeping Z in `stash` (if not null) for the backward
+  // pass.
+  [[gnu::noinline]] ValuesPtr<T> output_values(const TileSlice& t, const sim::Matrix<T>& sum, bool nonlinear,
+                                               StashState* stash, std::uint32_t j) const;
+  // dZ = dY * act'(Z).
+  [[gnu::noinline]] ValuesPtr<T> through_activation(const sim::Matrix<T>& dy, const sim::Matrix<T>& z) const;
+  [[gnu::noinline]] static void add_bias_gradient(TileSlice& t, const sim::Matrix<T>& dz);
+  // dZ W^T: the tile's share of dX[:, I_i].
+  [[gnu::noinline]] static ValuesPtr<T> input_gradient_share(const TileSlice& t, const sim::Matrix<T>& dz);
   // Adds X V_k (X: the primal rows of `x`) to tangent k's rows of `partial`, for every k.
   void add_tangent_products(std::uint32_t wf, std::uint32_t i, std::uint32_t j, const sim::Matrix<T>& x,
                             sim::Matrix<T>& partial) const;
