@@ -91,8 +91,8 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   for (std::uint32_t l = 0; l < L; ++l) {
     const std::uint32_t rows = m_blocks[l]->spec().layout.rows;
     const std::uint32_t cols = m_blocks[l]->spec().layout.cols;
-    m_forward_pieces.push_back(mappings::item_slots<Assembly>(G, rows));
-    m_backward_pieces.push_back(mappings::item_slots<Assembly>(G, cols));
+    m_forward_pieces.push_back(mappings::item_slots<Gather>(G, rows));
+    m_backward_pieces.push_back(mappings::item_slots<Gather>(G, cols));
     m_held.push_back(mappings::item_slots<HeldGradient>(G, cols));
   }
   m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
@@ -227,29 +227,18 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   }
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
-  AssemblySlots& slots = m_forward_pieces[layer];
-  mappings::WavefrontItems<Assembly>& lanes = slots.at(m.serial);
-  Assembly& a = lanes.items[row];
-  if (a.pieces == 0) ++lanes.open;
-  if (a.pieces == 0 && m_setup.with_values)  // rows: T_g, or (1 + K) T_g with tangent streams
-    a.values = sim::Matrix<T>(mappings::values_of<T>(engine.payload(m))->matrix.rows(), I.size);
-  if (m_setup.with_values) {
-    const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
-    for (std::uint32_t t = 0; t < piece.rows(); ++t)
-      for (std::uint32_t k = 0; k < piece.cols(); ++k)
-        a.values(t, tr.features.begin - I.begin + k) = piece(t, k);
-  }
-  a.depth = std::max(a.depth, m.depth);
+  GatherSlots& slots = m_forward_pieces[layer];
+  mappings::WavefrontItems<Gather>& lanes = slots.at(m.serial);
+  Gather& g = lanes.items[row];
+  if (g.pieces == 0) ++lanes.open;
   const sim::TileId here = block.lane_entry_tile(row);
-  if (++a.pieces < expected) {
-    engine.store(here, StorageCategory::transit, m.bytes * streams(layer), layer);
+  if (!g.add(engine, m, tokens(m.serial), I.size, tr.features.begin - I.begin, expected, here, true,
+             m_setup.with_values, static_cast<std::uint32_t>(streams(layer))))
     return;
-  }
-  engine.release(here, StorageCategory::transit,
-                 (activation_bytes(m.serial, I.size) - m.bytes) * streams(layer), layer);
-  ValuesPtr<T> x = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
-  const std::uint32_t depth = a.depth;
-  a = Assembly{};
+  g.release(engine, here, layer);
+  const std::uint32_t depth = g.depth;
+  ValuesPtr<T> x = g.take(m_setup.with_values);
+  g = Gather{};
   if (--lanes.open == 0) slots.release(m.serial);
   enter(engine, layer, m.serial, row, std::move(x), depth, m.phase);
 }
@@ -286,27 +275,18 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
     return;
   }
   const Range J = block.col_ranges()[col];
-  AssemblySlots& slots = m_backward_pieces[layer];
-  mappings::WavefrontItems<Assembly>& columns = slots.at(m.serial);
-  Assembly& a = columns.items[col];
-  if (a.pieces == 0) ++columns.open;
-  if (a.pieces == 0 && m_setup.with_values) a.values = sim::Matrix<T>(tokens(m.serial), J.size);
-  if (m_setup.with_values) {
-    const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
-    for (std::uint32_t t = 0; t < piece.rows(); ++t)
-      for (std::uint32_t k = 0; k < piece.cols(); ++k)
-        a.values(t, tr.features.begin - J.begin + k) = piece(t, k);
-  }
-  a.depth = std::max(a.depth, m.depth);
+  GatherSlots& slots = m_backward_pieces[layer];
+  mappings::WavefrontItems<Gather>& columns = slots.at(m.serial);
+  Gather& g = columns.items[col];
+  if (g.pieces == 0) ++columns.open;
   const sim::TileId here = block.output_tile(col);
-  if (++a.pieces < expected) {
-    engine.store(here, StorageCategory::transit, m.bytes, layer);
+  if (!g.add(engine, m, tokens(m.serial), J.size, tr.features.begin - J.begin, expected, here, true,
+             m_setup.with_values))
     return;
-  }
-  engine.release(here, StorageCategory::transit, activation_bytes(m.serial, J.size) - m.bytes, layer);
-  ValuesPtr<T> dy = m_setup.with_values ? make_values(std::move(a.values)) : nullptr;
-  const std::uint32_t depth = a.depth;
-  a = Assembly{};
+  g.release(engine, here, layer);
+  const std::uint32_t depth = g.depth;
+  ValuesPtr<T> dy = g.take(m_setup.with_values);
+  g = Gather{};
   if (--columns.open == 0) slots.release(m.serial);
   deliver_output_gradient(engine, layer, m.serial, col, std::move(dy), depth, engine.now());
 }

@@ -31,6 +31,7 @@
 #include "workloads/model_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/parameters.h"
+#include "workloads/piece_gather.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/tile_optimizer.h"
 
@@ -131,14 +132,9 @@ class NetworkProgram final : public sim::MessageHandler,
     bool have_dy = false;
     bool recomputed = false;
   };
-  // Pieces of a lane input (forward) or of an output gradient (backward) arriving from several tiles.
-  struct Assembly {
-    sim::Matrix<T> values;
-    std::uint32_t pieces = 0;
-    std::uint32_t depth = 0;
-    sim::Phase phase = sim::Phase::forward;
-  };
-  using AssemblySlots = mappings::ItemSlots<Assembly>;
+  // A lane input (forward) or an output gradient (backward) arriving in pieces from several tiles.
+  using Gather = PieceGather<T>;
+  using GatherSlots = mappings::ItemSlots<Gather>;
   using HeldSlots = mappings::ItemSlots<HeldGradient>;
 
   [[gnu::noinline, gnu::flatten]] void on_program_message(sim::Engine& engine, const sim::Message& message);
@@ -192,8 +188,8 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<mappings::XStash> m_forward_stash;
   std::vector<const RecomputeEpisode*> m_episodes;
   std::unique_ptr<LossStage<T>> m_loss;
-  std::vector<AssemblySlots> m_forward_pieces;   // [layer]: per lane
-  std::vector<AssemblySlots> m_backward_pieces;  // [layer]: per output column
+  std::vector<GatherSlots> m_forward_pieces;   // [layer]: per lane
+  std::vector<GatherSlots> m_backward_pieces;  // [layer]: per output column
   HostInjection m_injection;
   const StepData* m_data = nullptr;
   std::vector<HeldSlots> m_held;                     // [layer]: per output column

@@ -2,12 +2,18 @@
 // One matrix assembled on a tile from pieces that arrive in several messages (redistribution between
 // partitions that do not match, or a gradient summed over several edges). Pieces are summed into place
 // (disjoint pieces simply fill it); pieces that wait for the rest are counted as `transit` storage.
+// Both programs gather this way: the network program's lane inputs and output gradients, and the
+// reversible program's skip operands, lanes, reconstructions and gradients.
 //
 // Usage:
 //   PieceGather<float> g;
 //   if (g.add(engine, message, tokens, width, offset, expected, tile, /*consumed=*/true, with_values)) {
 //     g.release(engine, tile, tag);  auto values = g.take(with_values);  g = {};
 //   }
+//
+// Value streams: a forward piece inside a forward-gradient trunk carries the primal and K tangents stacked
+// by rows (1 + K streams of `tokens` rows), while its message counts the primal's bytes only (the tangents'
+// ride in a companion message); a waiting piece holds all its streams.
 
 #include <algorithm>
 #include <cstdint>
@@ -15,7 +21,7 @@
 #include "mappings/values.h"
 #include "sim/engine.h"
 
-namespace spatialsim::workloads::reversible {
+namespace spatialsim::workloads {
 
 template <typename T>
 struct PieceGather {
@@ -25,13 +31,14 @@ struct PieceGather {
   std::uint32_t depth = 0;
   sim::Cycle ready = 0;
 
-  // Adds message m's piece at column `offset` of a tokens x width matrix; returns whether it was the
-  // `expected`-th. The piece is held as transit on `tile` unless it completes the matrix and the caller
-  // consumes it at once (`consumed`).
+  // Adds message m's piece at column `offset` of a (streams x tokens) x width matrix; returns whether it
+  // was the `expected`-th. The piece is held as transit on `tile` unless it completes the matrix and the
+  // caller consumes it at once (`consumed`).
   bool add(sim::Engine& engine, const sim::Message& m, std::uint32_t tokens, std::uint32_t width,
-           std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed, bool with_values) {
+           std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed, bool with_values,
+           std::uint32_t streams = 1) {
     if (with_values) {
-      if (pieces == 0) values = sim::Matrix<T>(tokens, width);
+      if (pieces == 0) values = sim::Matrix<T>(tokens * streams, width);
       const sim::Matrix<T>& piece = mappings::values_of<T>(engine.payload(m))->matrix;
       for (std::uint32_t t = 0; t < piece.rows(); ++t)
         for (std::uint32_t k = 0; k < piece.cols(); ++k) values(t, offset + k) += piece(t, k);
@@ -40,8 +47,9 @@ struct PieceGather {
     ready = std::max(ready, engine.now());
     const bool complete = ++pieces == expected;
     if (!complete || !consumed) {
-      engine.store(tile, sim::StorageCategory::transit, m.bytes, m.group);
-      held_bytes += m.bytes;
+      const std::uint64_t bytes = m.bytes * streams;
+      engine.store(tile, sim::StorageCategory::transit, bytes, m.group);
+      held_bytes += bytes;
     }
     return complete;
   }
@@ -55,4 +63,4 @@ struct PieceGather {
   }
 };
 
-}  // namespace spatialsim::workloads::reversible
+}  // namespace spatialsim::workloads
