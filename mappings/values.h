@@ -20,8 +20,7 @@ template <typename T>
 using ValuesPtr = std::shared_ptr<const Values<T>>;
 
 // Out of line (as the copying halves of slice_columns and combine): called in arithmetic mode only, they
-// would otherwise be inlined into every counting-mode event handler, which then no longer fit the
-// instruction cache (docs/performance.md).
+// would otherwise be inlined into every flattened event handler, on the counting-mode path too.
 template <typename T>
 [[gnu::noinline]] ValuesPtr<T> make_values(sim::Matrix<T> m) {
   return std::make_shared<const Values<T>>(std::move(m));

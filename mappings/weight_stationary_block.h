@@ -349,8 +349,8 @@ class WeightStationaryBlock {
   void finish_tangent_column(sim::Engine& engine, PassState& pass, std::uint32_t wf, std::uint32_t j,
                              const ValuesPtr<T>& sum, std::uint32_t depth, sim::Cycle ready,
                              sim::Phase phase);
-  // The arithmetic, in arithmetic mode only, out of line: inlined, it made every counting-mode event handler
-  // too large for the instruction cache (docs/performance.md).
+  // The arithmetic (arithmetic mode only), one named step each and out of line, so that the flattened
+  // event handlers do not inline it into the counting-mode path.
   // X W (and the tangent products) of tile k: its contribution to the column's partial sums.
   [[gnu::noinline]] ValuesPtr<T> partial_product(std::uint32_t wf, std::uint32_t k,
                                                  const sim::Matrix<T>& x) const;
