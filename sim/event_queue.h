@@ -109,6 +109,8 @@ class EventQueue {
     }
   }
 
+  // An event beyond the window: into the ordered FIFO if it is not earlier than the FIFO's last, else the
+  // heap.
   [[gnu::noinline]] Item& push_far(Cycle at, const Item& item) {
     const std::uint64_t sequence = m_next_sequence++;
     if (m_ordered.empty() || at >= m_ordered.back().cycle) {
