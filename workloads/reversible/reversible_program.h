@@ -26,8 +26,8 @@
 #include "workloads/host_injection.h"
 #include "workloads/loss_stage.h"
 #include "workloads/network_program.h"
-#include "workloads/reversible/coupling_graph.h"
 #include "workloads/piece_gather.h"
+#include "workloads/reversible/coupling_graph.h"
 #include "workloads/reversible/reconstruction_drift.h"
 #include "workloads/tile_optimizer.h"
 
