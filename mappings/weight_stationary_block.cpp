@@ -99,13 +99,13 @@ void WeightStationaryBlock<T>::build_flows() {
 }
 
 template <typename T>
-std::uint64_t WeightStationaryBlock<T>::x_bytes(std::uint32_t wf, std::uint32_t i) const {
-  return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_rows[i].size;
+std::uint64_t WeightStationaryBlock<T>::x_bytes(std::uint32_t wf, std::uint32_t k) const {
+  return m_flows[k].x_bytes_per_token * tokens(wf);
 }
 
 template <typename T>
-std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t j) const {
-  return std::uint64_t{m_spec.bytes.activation} * tokens(wf) * m_cols[j].size;
+std::uint64_t WeightStationaryBlock<T>::y_bytes(std::uint32_t wf, std::uint32_t k) const {
+  return m_flows[k].y_bytes_per_token * tokens(wf);
 }
 
 template <typename T>
@@ -235,7 +235,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const TileFlows& f = m_flows[k];
   const sim::TileId id = m_tiles[k].id;
   const std::uint64_t n = tokens(wf);
-  const std::uint64_t xb = f.x_bytes_per_token * n;
+  const std::uint64_t xb = x_bytes(wf, k);
   if (!f.lane_exit) {
     send(engine, pass.live, f.lane, wf, phase, depth, ready, x);
     if (m_spec.input_tangents) send_tangent_shadow(engine, pass.live, f.lane, wf, phase, depth, ready);
@@ -305,8 +305,9 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
   StashState* st = nullptr;
   if (nonlinear && prepares_backward(pass.stash)) {
     st = &m_stashes.at(wf);
-    engine.store(t.id, StorageCategory::stash, y_bytes(wf, j), m_spec.layer);
-    engine.access_sram(t.id, y_bytes(wf, j), phase);
+    const std::uint64_t zb = y_bytes(wf, local(m_spec.layout.output_row(), j));
+    engine.store(t.id, StorageCategory::stash, zb, m_spec.layer);
+    engine.access_sram(t.id, zb, phase);
     ++st->live;
   }
   ValuesPtr<T> y = m_spec.with_values ? output_values(t, sum->matrix, nonlinear, st, j) : sum;
@@ -343,7 +344,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
   ValuesPtr<T> dz = std::move(dy);
   if (nonlinear) {
     if (st == nullptr) throw std::logic_error("block: backward pass without its stashed Z");
-    const std::uint64_t zb = m_flows[k].y_bytes_per_token * tokens(wf);
+    const std::uint64_t zb = y_bytes(wf, k);
     engine.access_sram(t.id, zb, Phase::backward);
     engine.release(t.id, StorageCategory::stash, zb, m_spec.layer);
     if (m_spec.with_values) {
@@ -369,10 +370,11 @@ ValuesPtr<T> WeightStationaryBlock<T>::take_checkpoint(sim::Engine& engine, std:
     throw std::logic_error("block: no checkpoint to restart from");
   LaneState& lane = st->lanes[row];
   const sim::TileId entry = lane_entry_tile(row);
-  engine.access_sram(entry, x_bytes(wf, row), Phase::recompute);
+  const std::uint64_t xb = x_bytes(wf, local(row, m_spec.layout.entry_col()));
+  engine.access_sram(entry, xb, Phase::recompute);
   ValuesPtr<T> x = lane.checkpoint_x;
   if (release) {
-    engine.release(entry, StorageCategory::stash, x_bytes(wf, row), m_spec.layer);
+    engine.release(entry, StorageCategory::stash, xb, m_spec.layer);
     lane.checkpoint_x.reset();
     lane.has_checkpoint = false;
     --st->live;
@@ -432,7 +434,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
   bs.ready = std::max(bs.ready, ready);
   if (!bs.have_dz) {
     // Arrived before this tile's dZ: it waits here, and that storage is counted.
-    const std::uint64_t xb = f.x_bytes_per_token * tokens(wf);
+    const std::uint64_t xb = x_bytes(wf, k);
     bs.x_in_transit = true;
     engine.store(m_tiles[k].id, StorageCategory::transit, xb, m_spec.layer);
     engine.access_sram(m_tiles[k].id, xb, Phase::backward);
@@ -448,7 +450,7 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
   const TileFlows& f = m_flows[k];
   TileSlice& t = m_tiles[k];
   const std::uint64_t n = tokens(wf);
-  const std::uint64_t xb = f.x_bytes_per_token * n;
+  const std::uint64_t xb = x_bytes(wf, k);
   // dW slice: read and write the accumulator; the inputs are read from the stash (or the transit buffer).
   engine.access_sram(t.id, 2 * f.weight_count * m_spec.bytes.weight + xb, Phase::backward);
   engine.compute(t.id, 2 * n * f.weight_count, Phase::backward, bs.ready);

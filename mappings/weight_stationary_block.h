@@ -295,8 +295,9 @@ class WeightStationaryBlock {
                 sim::Matrix<double>& weights, std::vector<double>& bias) const;
   std::uint32_t local(std::uint32_t i, std::uint32_t j) const { return i * m_spec.layout.cols + j; }
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
-  std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t i) const;
-  std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t j) const;
+  // Wavefront wf's X[:, I_i] and Y[:, J_j] (on a link or in a stash) at tile k = (i, j).
+  std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t k) const;
+  std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t k) const;
   // Sends wavefront `wf`'s message along `path`, which keeps the pass owning `live` (forward or backward)
   // in flight until delivered, with `values` (null in counting mode).
   void send(sim::Engine& engine, std::uint32_t& live, const MessageTemplate& path, std::uint32_t wf,
