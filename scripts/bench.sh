@@ -2,8 +2,9 @@
 # End-to-end performance runs (docs/performance.md). Not part of CI (.ci/run never calls it).
 #
 # Usage:
-#   scripts/bench.sh [SECTION...]     sections: rate seed sweep scaling micro (default: all)
+#   scripts/bench.sh [SECTION...]     sections: rate seed sweep scaling micro (default: all), compare
 #   BUILD=build REPS=5 scripts/bench.sh rate
+#   OTHER=/tmp/other-build/spatialsim REPS=15 scripts/bench.sh compare
 # Prints every measurement; the raw outputs go to $OUT (default bench-results/). Each figure is the median
 # of $REPS runs. Peak memory is GNU time's "Maximum resident set size".
 set -euo pipefail
@@ -28,15 +29,34 @@ timed() {
 
 # Counting-mode event rate of the default backprop run, with larger steps, and 16 of them (16384 tokens = 2048
 # wavefronts of 8) so that the simulation, not start-up, dominates. wall_seconds is run_schedule's own.
+RATE_RUN=(run --schedule backprop --sim.arith=none --step.tokens=16384 --train.steps=16)
 rate() {
   echo "## rate: default backprop, sim.arith=none, step.tokens=16384, train.steps=16"
   local w=() e=0
   for r in $(seq "$REPS"); do
-    "$SIM" run --schedule backprop --sim.arith=none --step.tokens=16384 --train.steps=16 --out "$OUT/rate.h5" >"$OUT/rate.$r.txt"
+    "$SIM" "${RATE_RUN[@]}" --out "$OUT/rate.h5" >"$OUT/rate.$r.txt"
     e=$(metric events "$OUT/rate.$r.txt"); w+=("$(metric wall_seconds "$OUT/rate.$r.txt")")
   done
   local wm; wm=$(printf '%s\n' "${w[@]}" | median)
   echo "events $e  wall_seconds(median of $REPS) $wm  events_per_second $(awk -v e="$e" -v w="$wm" 'BEGIN{printf "%.4g", e/w}')"
+}
+
+# The rate run on this build and on another ($OTHER, a spatialsim binary), one run of each per round for
+# $REPS rounds. The VM's speed drifts by 10 to 20% within minutes, so two builds are compared only by
+# alternating runs. Prints each build's median events/s and the ratio (this build / other).
+compare() {
+  if [ -z "${OTHER:-}" ]; then echo "compare: set OTHER to another build's spatialsim binary" >&2; exit 2; fi
+  echo "## compare: the rate run, $SIM against $OTHER, alternating, $REPS rounds"
+  local this=() other=()
+  for r in $(seq "$REPS"); do
+    "$SIM" "${RATE_RUN[@]}" --out "$OUT/compare.h5" >"$OUT/compare.this.txt"
+    this+=("$(metric events_per_second "$OUT/compare.this.txt")")
+    "$OTHER" "${RATE_RUN[@]}" --out "$OUT/compare.h5" >"$OUT/compare.other.txt"
+    other+=("$(metric events_per_second "$OUT/compare.other.txt")")
+  done
+  local a b
+  a=$(printf '%s\n' "${this[@]}" | median); b=$(printf '%s\n' "${other[@]}" | median)
+  echo "events_per_second(median) this $a  other $b  this/other $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", a/b}')"
 }
 
 # Every exact schedule at the seed grid's scale: configs/seed-grid.ini under the exact schedules of an mlp,
