@@ -16,7 +16,6 @@ template <typename T>
 WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
                                                 BlockListener<T>& listener)
     : m_spec(std::move(spec)),
-      m_grid(grid),
       m_listener(listener),
       m_first_passes(static_cast<std::uint32_t>(m_spec.wavefront_tokens.size()),
                      [this] { return PassState{.joins = std::vector<Join>(m_tiles.size())}; }),

@@ -378,7 +378,6 @@ class WeightStationaryBlock {
   void join_backward(sim::Engine& engine, BackwardPassState& bp, std::uint32_t wf, std::uint32_t k);
 
   BlockSpec m_spec;
-  const sim::Grid& m_grid;
   BlockListener<T>& m_listener;
   std::vector<Range> m_rows;
   std::vector<Range> m_cols;
