@@ -63,10 +63,8 @@ class Forwarder final : public MessageHandler {
   std::uint32_t m_tiles;
 };
 
-void route(benchmark::State& state, std::uint64_t link_bytes_per_cycle) {
-  const auto side = static_cast<std::uint32_t>(state.range(0));
-  const std::uint32_t streams = 1024;
-  const std::uint32_t sends_per_stream = 256;
+void route(benchmark::State& state, std::uint32_t side, std::uint32_t streams, std::uint32_t sends_per_stream,
+           std::uint64_t link_bytes_per_cycle) {
   const Grid grid(side, side, Topology::mesh);
   std::uint64_t events = 0;
   for (auto _ : state) {
@@ -91,14 +89,22 @@ void route(benchmark::State& state, std::uint64_t link_bytes_per_cycle) {
 
 // Latency-only links (the default machine): hops are a closed form, no per-link state.
 void BM_RouteLatencyOnly(benchmark::State& state) {
-  route(state, 0);
+  route(state, static_cast<std::uint32_t>(state.range(0)), 1024, 256, 0);
 }
 // Finite bandwidth: every link of the XY route is reserved, so cost grows with the distance.
 void BM_RouteWithContention(benchmark::State& state) {
-  route(state, 64);
+  route(state, static_cast<std::uint32_t>(state.range(0)), 1024, 256, 64);
+}
+// The engine alone at the scale of the default backprop run (4x4 mesh, about 48 messages in flight): what
+// the event path costs before a program does any work, the floor under the counting-mode event rate
+// (docs/performance.md). 1.6 M events per engine, as in the rate run, so that building the engine (its
+// queue's buckets grow once per engine) does not count.
+void BM_RouteDefaultScale(benchmark::State& state) {
+  route(state, 4, 48, 32768, 0);
 }
 BENCHMARK(BM_RouteLatencyOnly)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RouteWithContention)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RouteDefaultScale)->Unit(benchmark::kMillisecond);
 
 void BM_GridHops(benchmark::State& state) {
   const Grid grid(64, 64, state.range(0) == 0 ? Topology::mesh : Topology::torus);
