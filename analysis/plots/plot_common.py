@@ -8,17 +8,29 @@ code 2, never as a traceback.
 import os
 import sys
 
-# Headless by construction: the scripts run in tests and on machines without a display.
-import matplotlib
 
+def _missing(module, package):
+    # Another python3 first on PATH (a pyenv, a venv) does not see Debian's packages: say which one ran.
+    sys.stderr.write(
+        f"{os.path.basename(sys.argv[0])}: error: {module} is not importable by {sys.executable} "
+        f"(apt-get install {package}, and run the script with /usr/bin/python3)\n"
+    )
+    sys.exit(2)
+
+
+# Headless by construction: the scripts run in tests and on machines without a display.
+try:
+    import matplotlib
+except ImportError:
+    _missing("matplotlib", "python3-matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after use("Agg"))
 import numpy as np  # noqa: E402
 
 try:
     import h5py  # noqa: E402
-except ImportError:  # pragma: no cover - reported, not hidden
-    sys.exit(f"{os.path.basename(sys.argv[0])}: error: h5py is not installed (apt-get install python3-h5py)")
+except ImportError:
+    _missing("h5py", "python3-h5py")
 
 
 def fail(message):
