@@ -2,6 +2,7 @@
 // backward traffic and stash timeline against closed forms computed independently.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -197,6 +198,159 @@ TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimi
   }
   EXPECT_EQ(res.counters.inflight_byte_cycles, expected);
 }
+
+// The same timing model, generalised to what a user runs: widths that do not divide among the tiles,
+// r != c (so layer boundaries gather pieces from several producer columns), any placement (hops from the
+// tiles' coordinates), and many wavefronts with a smaller last one. With latency-only links and
+// instantaneous compute, wavefronts never delay one another: each one's timeline is the first one's shifted
+// by its injection time, so its stash lifetimes are the same and only its bytes (its tokens) differ.
+struct InflightCase {
+  std::string widths;
+  std::string block;
+  std::string placement;
+  std::string xstash;
+  std::uint32_t tokens;
+  std::uint32_t wavefront;
+};
+
+class BackpropInflight : public ::testing::TestWithParam<InflightCase> {};
+
+TEST_P(BackpropInflight, EqualsBytesTimesLifetimeFromLayerTimings) {
+  const InflightCase& c = GetParam();
+  const std::uint64_t b_a = 2;
+  const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
+                                              "--mapping.block=" + c.block,
+                                              "--mapping.placement=" + c.placement,
+                                              "--backprop.xstash=" + c.xstash,
+                                              "--step.tokens=" + std::to_string(c.tokens),
+                                              "--step.wavefront=" + std::to_string(c.wavefront),
+                                              "--model.activation=relu",
+                                              "--model.loss=mse",
+                                              "--sim.arith=none"};
+  const RunResult res = run_with(overrides, "backprop");
+  const RunSetup setup = setup_from_config(config_with(overrides));
+  const std::uint32_t L = setup.model.layers();
+  const std::vector<std::uint32_t>& widths = setup.model.widths;
+  const bool entry_only = c.xstash == "rebroadcast";
+
+  // MODEL.md section 4: n elements over k tiles, the first n % k get one more.
+  auto sizes = [](std::uint32_t n, std::uint32_t k) {
+    std::vector<std::uint32_t> out(k, n / k);
+    for (std::uint32_t p = 0; p < n % k; ++p) ++out[p];
+    return out;
+  };
+  auto begins = [](const std::vector<std::uint32_t>& part) {
+    std::vector<std::uint32_t> out(part.size(), 0);
+    for (std::size_t p = 1; p < part.size(); ++p) out[p] = out[p - 1] + part[p - 1];
+    return out;
+  };
+  // Whether producer column range (b1, s1) and consumer row range (b2, s2) share a feature.
+  auto overlap = [](std::uint32_t b1, std::uint32_t s1, std::uint32_t b2, std::uint32_t s2) {
+    return std::max(b1, b2) < std::min(b1 + s1, b2 + s2);
+  };
+  auto hops = [](sim::Coord a, sim::Coord b) {
+    return static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
+  };
+  // The host is outside the grid: one edge link, then the route from the nearest edge tile.
+  auto host_hops = [&](sim::Coord t) {
+    const auto w = static_cast<std::int32_t>(setup.grid_width),
+               h = static_cast<std::int32_t>(setup.grid_height);
+    return 1 + static_cast<std::uint64_t>(std::min({t.x, t.y, w - 1 - t.x, h - 1 - t.y}));
+  };
+
+  // One wavefront, times from its injection. Per layer: when each tile's X arrives, when each column's
+  // output is complete.
+  std::vector<std::vector<std::uint64_t>> x_arrival(L), column_end(L);
+  std::vector<std::uint64_t> entry;
+  for (std::uint32_t i = 0; i < setup.placement.blocks[0].rows; ++i)
+    entry.push_back(host_hops(setup.placement.blocks[0].lane_entry(i)));
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const mappings::BlockLayout& b = setup.placement.blocks[l];
+    x_arrival[l].assign(b.rows * b.cols, 0);
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j)
+        x_arrival[l][i * b.cols + j] = entry[i] + hops(b.coord(i, j), b.lane_entry(i));
+    column_end[l].assign(b.cols, 0);
+    for (std::uint32_t j = 0; j < b.cols; ++j) {
+      std::uint64_t t = 0;  // the running partial sum, row by row toward the output row
+      for (std::uint32_t step = 0; step < b.rows; ++step) {
+        const std::uint32_t i = b.outputs_at_first_row ? b.rows - 1 - step : step;
+        t = std::max(step == 0 ? 0 : t + 1, x_arrival[l][i * b.cols + j]);
+      }
+      column_end[l][j] = t;
+    }
+    if (l + 1 == L) break;
+    // Each lane of the next layer enters once its last piece has arrived from the producer columns.
+    const mappings::BlockLayout& next = setup.placement.blocks[l + 1];
+    const auto cols = sizes(widths[l + 1], b.cols), rows = sizes(widths[l + 1], next.rows);
+    const auto col_begin = begins(cols), row_begin = begins(rows);
+    entry.assign(next.rows, 0);
+    for (std::uint32_t i = 0; i < next.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j)
+        if (overlap(col_begin[j], cols[j], row_begin[i], rows[i]))
+          entry[i] = std::max(entry[i], column_end[l][j] + hops(b.output_tile(j), next.lane_entry(i)));
+  }
+
+  // Backward, and the per-token stash integral: X on a tile from its arrival until dZ reaches it (only the
+  // lane entry under rebroadcast), Z on an output tile from the column's end until its backward start
+  // (every layer but the last has an activation).
+  std::uint64_t per_token = 0;
+  std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
+  const mappings::BlockLayout& last = setup.placement.blocks[L - 1];
+  for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host_hops(last.output_tile(j)));
+  for (std::uint32_t l = L; l-- > 0;) {
+    const mappings::BlockLayout& b = setup.placement.blocks[l];
+    const auto row_sizes = sizes(widths[l], b.rows), col_sizes = sizes(widths[l + 1], b.cols);
+    std::vector<std::uint64_t> dz(b.rows * b.cols);
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j) {
+        dz[i * b.cols + j] = start[j] + hops(b.coord(i, j), b.output_tile(j));
+        if (!entry_only || j == b.entry_col())
+          per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
+      }
+    if (l + 1 < L)
+      for (std::uint32_t j = 0; j < b.cols; ++j)
+        per_token += b_a * col_sizes[j] * (start[j] - column_end[l][j]);
+    if (l == 0) break;
+    // dX shares run from the lane's exit to its entry; the pieces go back to the producer's output tiles.
+    std::vector<std::uint64_t> dx_ready(b.rows);
+    for (std::uint32_t i = 0; i < b.rows; ++i) {
+      std::uint64_t t = 0;
+      for (std::uint32_t step = 0; step < b.cols; ++step) {
+        const std::uint32_t j = b.lanes_enter_at_last_col ? step : b.cols - 1 - step;
+        t = std::max(step == 0 ? 0 : t + 1, dz[i * b.cols + j]);
+      }
+      dx_ready[i] = t;
+    }
+    const mappings::BlockLayout& prev = setup.placement.blocks[l - 1];
+    const auto cols = sizes(widths[l], prev.cols), rows = sizes(widths[l], b.rows);
+    const auto col_begin = begins(cols), row_begin = begins(rows);
+    start.assign(prev.cols, 0);
+    for (std::uint32_t j = 0; j < prev.cols; ++j)
+      for (std::uint32_t i = 0; i < b.rows; ++i)
+        if (overlap(col_begin[j], cols[j], row_begin[i], rows[i]))
+          start[j] = std::max(start[j], dx_ready[i] + hops(b.lane_entry(i), prev.output_tile(j)));
+  }
+
+  // Every wavefront has this timeline shifted; its bytes scale with its tokens (the last one is smaller).
+  ASSERT_NE(c.tokens % c.wavefront, 0u) << "the case should end with a smaller wavefront";
+  EXPECT_EQ(res.counters.inflight_byte_cycles, per_token * c.tokens);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, BackpropInflight,
+    ::testing::Values(
+        // r != c: 13 features leave 3 producer columns (5, 4, 4) and enter 2 lanes (7, 6), which gather two
+        // pieces each; 43 tokens in 9 wavefronts (G >= 2L), the last of 3.
+        InflightCase{"11,13,13,10,7", "2x3", "zigzag", "replicate", 43, 5},
+        InflightCase{"11,13,13,10,7", "2x3", "zigzag", "rebroadcast", 43, 5},
+        // rowmajor: layer boundaries several hops long; 3 x 2 blocks.
+        InflightCase{"9,7,12,5", "3x2", "rowmajor", "replicate", 20, 6},
+        InflightCase{"9,7,12,5", "3x2", "rowmajor", "rebroadcast", 20, 6}),
+    [](const ::testing::TestParamInfo<InflightCase>& param_info) {
+      return testing_support::gtest_name(param_info.param.placement + "_" + param_info.param.block + "_" +
+                                         param_info.param.xstash);
+    });
 
 TEST(BackpropStash, ReplicateStashesEveryTileRebroadcastOnlyTheEntry) {
   // One layer on 3 x 2 tiles, one wavefront: every tile has its X (at entry + j <= entry + 1) before the
