@@ -1,7 +1,9 @@
 // Store versus recompute: checkpoint and revolve rebuild what backprop stashes, give backprop's gradients,
-// and recompute exactly as many layers as their plans (and revolve's closed form) say.
+// and recompute exactly as many layers as their plans (and revolve's closed form) say; checkpointing's
+// traffic, forward and recompute, against formulas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tests/test_names.h"
@@ -114,6 +116,154 @@ TEST(CheckpointOnTheGrid, RecomputesEverySegmentOnceAndKeepsOneCheckpointPerSegm
     EXPECT_EQ(r.max_checkpoints, (layers + segment - 1) / segment) << segment;
   }
 }
+
+// Checkpointing's traffic from formulas: the first forward pass moves what any forward pass moves, and the
+// recompute phase is one more forward pass of every segment from its checkpoint (MODEL.md section 7):
+// every layer's lanes and partial sums once more, the layer boundaries inside a segment once more (a
+// segment starts from its checkpoint on the lane entries, not from the previous layer), and per wavefront
+// one b_p-byte signal from the output tile where the segment's backward pass arrives to each lane entry of
+// its first layer. Expected values from the placement's coordinates and MODEL.md section 4's split, on
+// widths that do not divide and blocks with r != c.
+struct CheckpointTrafficCase {
+  std::string widths;
+  std::string block;
+  std::string placement;
+  std::uint32_t segment;  // as given; 0 = round(sqrt(L))
+  std::uint32_t tokens;
+  std::uint32_t wavefront;
+};
+
+class CheckpointTraffic : public ::testing::TestWithParam<CheckpointTrafficCase> {};
+
+TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
+  using sim::MessageKind;
+  const CheckpointTrafficCase& c = GetParam();
+  const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
+                                              "--mapping.block=" + c.block,
+                                              "--mapping.placement=" + c.placement,
+                                              "--checkpoint.segment=" + std::to_string(c.segment),
+                                              "--step.tokens=" + std::to_string(c.tokens),
+                                              "--step.wavefront=" + std::to_string(c.wavefront),
+                                              "--model.loss=mse",
+                                              "--sim.arith=none"};
+  const RunResult r = run_with(overrides, "checkpoint");
+  const RunSetup setup = setup_from_config(testing_support::config_with(overrides));
+  const std::vector<std::uint32_t>& widths = setup.model.widths;
+  const auto L = static_cast<std::uint32_t>(widths.size() - 1);
+  const std::uint64_t T = c.tokens, G = (c.tokens + c.wavefront - 1) / c.wavefront;
+  const std::uint64_t b_a = setup.bytes.activation, b_p = setup.bytes.partial_sum;
+  const std::uint32_t s =
+      c.segment != 0 ? c.segment : static_cast<std::uint32_t>(std::lround(std::sqrt(static_cast<double>(L))));
+  const auto& blocks = setup.placement.blocks;
+
+  auto sizes = [](std::uint32_t n, std::uint32_t k) {  // the first n % k ranges have one more
+    std::vector<std::uint32_t> out(k, n / k);
+    for (std::uint32_t p = 0; p < n % k; ++p) ++out[p];
+    return out;
+  };
+  auto begins = [](const std::vector<std::uint32_t>& part) {
+    std::vector<std::uint32_t> out(part.size(), 0);
+    for (std::size_t p = 1; p < part.size(); ++p) out[p] = out[p - 1] + part[p - 1];
+    return out;
+  };
+  auto hops = [](sim::Coord a, sim::Coord b) {
+    return static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
+  };
+  auto host_hops = [&](sim::Coord t) {
+    const auto w = static_cast<std::int32_t>(setup.grid_width),
+               h = static_cast<std::int32_t>(setup.grid_height);
+    return 1 + static_cast<std::uint64_t>(std::min({t.x, t.y, w - 1 - t.x, h - 1 - t.y}));
+  };
+  struct Traffic {
+    std::uint64_t byte_hops = 0;
+    std::uint64_t messages = 0;
+  };
+  // Per token and per wavefront: a layer's lanes (c - 1 hops each) and partial-sum columns (r - 1 hops).
+  std::vector<Traffic> lanes(L), psums(L), boundary(L);  // boundary[l]: layer l's outputs to layer l + 1
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const mappings::BlockLayout& b = blocks[l];
+    for (std::uint32_t size : sizes(widths[l], b.rows)) lanes[l].byte_hops += b_a * size * (b.cols - 1);
+    for (std::uint32_t size : sizes(widths[l + 1], b.cols)) psums[l].byte_hops += b_p * size * (b.rows - 1);
+    lanes[l].messages = b.rows * (b.cols - 1);
+    psums[l].messages = b.cols * (b.rows - 1);
+    if (l + 1 == L) break;
+    // One piece per overlap of a producer column and a consumer row.
+    const auto cols = sizes(widths[l + 1], b.cols), rows = sizes(widths[l + 1], blocks[l + 1].rows);
+    const auto col_begin = begins(cols), row_begin = begins(rows);
+    for (std::uint32_t j = 0; j < b.cols; ++j)
+      for (std::uint32_t i = 0; i < blocks[l + 1].rows; ++i) {
+        const std::uint32_t lo = std::max(col_begin[j], row_begin[i]);
+        const std::uint32_t hi = std::min(col_begin[j] + cols[j], row_begin[i] + rows[i]);
+        if (hi <= lo) continue;
+        boundary[l].byte_hops += b_a * (hi - lo) * hops(b.output_tile(j), blocks[l + 1].lane_entry(i));
+        ++boundary[l].messages;
+      }
+  }
+  Traffic lane_total, psum_total, boundary_total, inner_boundaries;
+  for (std::uint32_t l = 0; l < L; ++l) {
+    lane_total.byte_hops += lanes[l].byte_hops;
+    lane_total.messages += lanes[l].messages;
+    psum_total.byte_hops += psums[l].byte_hops;
+    psum_total.messages += psums[l].messages;
+    boundary_total.byte_hops += boundary[l].byte_hops;
+    boundary_total.messages += boundary[l].messages;
+    if (l + 1 < L && (l + 1) % s != 0) {  // both sides in one segment
+      inner_boundaries.byte_hops += boundary[l].byte_hops;
+      inner_boundaries.messages += boundary[l].messages;
+    }
+  }
+  Traffic host;  // inputs into the first block's lane entries, targets into the last block's output tiles
+  const auto in_rows = sizes(widths[0], blocks[0].rows), out_cols = sizes(widths[L], blocks[L - 1].cols);
+  for (std::uint32_t i = 0; i < blocks[0].rows; ++i)
+    host.byte_hops += b_a * in_rows[i] * host_hops(blocks[0].lane_entry(i));
+  for (std::uint32_t j = 0; j < blocks[L - 1].cols; ++j)
+    host.byte_hops += b_a * out_cols[j] * host_hops(blocks[L - 1].output_tile(j));
+  host.messages = blocks[0].rows + blocks[L - 1].cols;
+
+  auto expect = [&](Phase phase, MessageKind kind, const Traffic& per_token_and_wavefront, const char* what) {
+    EXPECT_EQ(r.counters.byte_hops.at(phase, kind), T * per_token_and_wavefront.byte_hops) << what;
+    EXPECT_EQ(r.counters.messages.at(phase, kind), G * per_token_and_wavefront.messages) << what;
+  };
+  expect(Phase::forward, MessageKind::lane, lane_total, "forward lanes");
+  expect(Phase::forward, MessageKind::psum, psum_total, "forward partial sums");
+  expect(Phase::forward, MessageKind::redistribution, boundary_total, "forward layer boundaries");
+  expect(Phase::forward, MessageKind::host, host, "forward host");
+  expect(Phase::recompute, MessageKind::lane, lane_total, "recomputed lanes");
+  expect(Phase::recompute, MessageKind::psum, psum_total, "recomputed partial sums");
+  expect(Phase::recompute, MessageKind::redistribution, inner_boundaries, "recomputed boundaries");
+  EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::host), 0u);
+  EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::rebroadcast), 0u);
+
+  // The signals: with one column per block the backward pass reaches a segment's last layer on its only
+  // output tile, so the route is known without timing.
+  std::uint64_t signal_byte_hops = 0, signals = 0;
+  for (std::uint32_t first = 0; first < L; first += s) {
+    const std::uint32_t last = std::min(first + s, L) - 1;
+    for (std::uint32_t i = 0; i < blocks[first].rows; ++i) {
+      signal_byte_hops += b_p * hops(blocks[last].output_tile(0), blocks[first].lane_entry(i));
+      ++signals;
+    }
+  }
+  EXPECT_EQ(r.counters.messages.at(Phase::recompute, MessageKind::scalar), G * signals);
+  if (blocks[0].cols == 1) {
+    EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::scalar), G * signal_byte_hops);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, CheckpointTraffic,
+                         ::testing::Values(
+                             // 2 x 3 blocks: boundaries gather 2 pieces per lane; segments {0, 1}, {2, 3},
+                             // {4}; 5 wavefronts, the last of 3 tokens.
+                             CheckpointTrafficCase{"11,13,13,10,7,9", "2x3", "zigzag", 2, 23, 5},
+                             // One column per block (the signals' routes are fixed); segments {0, 1, 2}, {3}.
+                             CheckpointTrafficCase{"9,7,12,5,8", "3x1", "rowmajor", 3, 20, 6},
+                             // s = round(sqrt(6)) = 2 by default; segments {0, 1}, {2, 3}, {4, 5}.
+                             CheckpointTrafficCase{"10,9,9,9,9,9,4", "3x2", "zigzag", 0, 17, 4}),
+                         [](const ::testing::TestParamInfo<CheckpointTrafficCase>& param_info) {
+                           return testing_support::gtest_name(param_info.param.placement + "_" +
+                                                              param_info.param.block + "_s" +
+                                                              std::to_string(param_info.param.segment));
+                         });
 
 }  // namespace
 }  // namespace spatialsim::workloads
