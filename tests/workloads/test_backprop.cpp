@@ -204,6 +204,7 @@ TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimi
 // tiles' coordinates), and many wavefronts with a smaller last one. With latency-only links and
 // instantaneous compute, wavefronts never delay one another: each one's timeline is the first one's shifted
 // by its injection time, so its stash lifetimes are the same and only its bytes (its tokens) differ.
+// The same timeline gives the run's depth and makespan.
 struct InflightCase {
   std::string widths;
   std::string block;
@@ -213,9 +214,9 @@ struct InflightCase {
   std::uint32_t wavefront;
 };
 
-class BackpropInflight : public ::testing::TestWithParam<InflightCase> {};
+class BackpropTimeline : public ::testing::TestWithParam<InflightCase> {};
 
-TEST_P(BackpropInflight, EqualsBytesTimesLifetimeFromLayerTimings) {
+TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
   const InflightCase& c = GetParam();
   const std::uint64_t b_a = 2;
   const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
@@ -295,6 +296,7 @@ TEST_P(BackpropInflight, EqualsBytesTimesLifetimeFromLayerTimings) {
   // lane entry under rebroadcast), Z on an output tile from the column's end until its backward start
   // (every layer but the last has an activation).
   std::uint64_t per_token = 0;
+  std::uint64_t latest = 0;  // the wavefront's last delivery: its backward pass's last dZ (or rebroadcast X)
   std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
   const mappings::BlockLayout& last = setup.placement.blocks[L - 1];
   for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host_hops(last.output_tile(j)));
@@ -305,9 +307,14 @@ TEST_P(BackpropInflight, EqualsBytesTimesLifetimeFromLayerTimings) {
     for (std::uint32_t i = 0; i < b.rows; ++i)
       for (std::uint32_t j = 0; j < b.cols; ++j) {
         dz[i * b.cols + j] = start[j] + hops(b.coord(i, j), b.output_tile(j));
+        latest = std::max(latest, dz[i * b.cols + j]);
         if (!entry_only || j == b.entry_col())
           per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
       }
+    if (entry_only)  // the lane entry sends its X along the row again once its dZ is in
+      for (std::uint32_t i = 0; i < b.rows; ++i)
+        for (std::uint32_t j = 0; j < b.cols; ++j)
+          latest = std::max(latest, dz[i * b.cols + b.entry_col()] + hops(b.coord(i, j), b.lane_entry(i)));
     if (l + 1 < L)
       for (std::uint32_t j = 0; j < b.cols; ++j)
         per_token += b_a * col_sizes[j] * (start[j] - column_end[l][j]);
@@ -335,10 +342,15 @@ TEST_P(BackpropInflight, EqualsBytesTimesLifetimeFromLayerTimings) {
   // Every wavefront has this timeline shifted; its bytes scale with its tokens (the last one is smaller).
   ASSERT_NE(c.tokens % c.wavefront, 0u) << "the case should end with a smaller wavefront";
   EXPECT_EQ(res.counters.inflight_byte_cycles, per_token * c.tokens);
+  // With 1 cycle per hop and instantaneous compute, a value's time from its injection is its depth stamp:
+  // the longest chain of hops behind it. The step ends with the last wavefront's last delivery.
+  const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
+  EXPECT_EQ(res.counters.depth, latest);
+  EXPECT_EQ(res.counters.makespan_cycles, (G - 1) * setup.injection_interval + latest);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    OddSizes, BackpropInflight,
+    OddSizes, BackpropTimeline,
     ::testing::Values(
         // r != c: 13 features leave 3 producer columns (5, 4, 4) and enter 2 lanes (7, 6), which gather two
         // pieces each; 43 tokens in 9 wavefronts (G >= 2L), the last of 3.
