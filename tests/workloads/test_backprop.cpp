@@ -119,6 +119,26 @@ TEST_P(BackwardTraffic, MatchesTheClosedFormsPerKind) {
   EXPECT_EQ(hops.at(Phase::backward, MessageKind::redistribution), redistribution);
   EXPECT_EQ(hops.at(Phase::backward, MessageKind::host), 0u);
   EXPECT_EQ(hops.phase_total(Phase::update), 0u);  // each tile updates its own slice: no traffic
+  // Messages, per wavefront (G = 5): c (r - 1) per layer back along the columns, r (c - 1) dX shares per
+  // layer but the first, r (c - 1) rebroadcasts per layer, one per overlapping piece at each boundary.
+  const std::uint64_t G = 5, L = widths.size() - 1;
+  std::uint64_t pieces = 0;
+  for (std::uint32_t l = 0; l + 1 < L; ++l) {
+    std::vector<std::uint32_t> col_end(c + 1, 0), lane_end(r + 1, 0);  // cumulative split boundaries
+    for (std::uint32_t j = 0; j < c; ++j)
+      col_end[j + 1] = col_end[j] + widths[l + 1] / c + (j < widths[l + 1] % c);
+    for (std::uint32_t i = 0; i < r; ++i)
+      lane_end[i + 1] = lane_end[i] + widths[l + 1] / r + (i < widths[l + 1] % r);
+    for (std::uint32_t j = 0; j < c; ++j)
+      for (std::uint32_t i = 0; i < r; ++i)
+        pieces += std::max(col_end[j], lane_end[i]) < std::min(col_end[j + 1], lane_end[i + 1]);
+  }
+  const auto& messages = res.counters.messages;
+  EXPECT_EQ(messages.at(Phase::backward, MessageKind::lane), G * L * c * (r - 1));
+  EXPECT_EQ(messages.at(Phase::backward, MessageKind::psum), G * (L - 1) * r * (c - 1));
+  EXPECT_EQ(messages.at(Phase::backward, MessageKind::rebroadcast),
+            xstash == "rebroadcast" ? G * L * r * (c - 1) : 0);
+  EXPECT_EQ(messages.at(Phase::backward, MessageKind::redistribution), G * pieces);
   // The forward part of the step is exactly the forward schedule's.
   const RunResult fwd = run_with({"--model.widths=37,53,29,11", "--mapping.block=3x5", "--step.tokens=23",
                                   "--step.wavefront=5", "--machine.psum_bytes=4", "--sim.arith=none"},
