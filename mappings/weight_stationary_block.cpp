@@ -432,11 +432,10 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
   if (!bs.have_dz) {
-    // Arrived before this tile's dZ: it waits here, and that storage is counted.
-    const std::uint64_t xb = x_bytes(wf, k);
+    // Arrived before this tile's dZ: it waits here, and that storage is counted. Like every transit write
+    // it is not charged to SRAM (docs/model.md): the SRAM count does not depend on which arrived first.
     bs.x_in_transit = true;
-    engine.store(m_tiles[k].id, StorageCategory::transit, xb, m_spec.layer);
-    engine.access_sram(m_tiles[k].id, xb, Phase::backward);
+    engine.store(m_tiles[k].id, StorageCategory::transit, x_bytes(wf, k), m_spec.layer);
   }
   try_weight_gradient(engine, bp, wf, k);
 }

@@ -51,6 +51,31 @@ TEST(Counts, BackpropSramAddsStashWritesReadsAndGradientAccumulation) {
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 3 * parameters * kWb);
 }
 
+TEST(Counts, RebroadcastSramStashesOnlyTheLaneEntryAndNeverChargesTransit) {
+  // backprop.xstash=rebroadcast: X is written on the lane entry only; the other tiles use the rebroadcast X
+  // (waiting as transit, not charged, when it comes before dZ), and every tile's dW still reads X. The
+  // count does not depend on timing: the same with links of 64 bytes per cycle, where contention makes some
+  // rebroadcast X arrive before dZ.
+  const std::size_t L = kWidths.size() - 1;
+  std::uint64_t forward = 0, backward = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint64_t d_in = kWidths[l], d_out = kWidths[l + 1];
+    const bool nonlinear = l + 1 < L;
+    forward += kG * (d_in * d_out + d_out) * kWb + kBa * kT * d_in + (nonlinear ? kBa * kT * d_out : 0);
+    backward += (nonlinear ? kBa * kT * d_out : 0) + kG * 2 * d_out * kWb;
+    if (l > 0) backward += kG * d_in * d_out * kWb;
+    backward += kG * 2 * d_in * d_out * kWb + kBa * kT * d_in * kC;
+  }
+  for (const char* link_bytes_per_cycle : {"0", "64"}) {
+    std::vector<std::string> overrides = kOdd;
+    overrides.push_back("--backprop.xstash=rebroadcast");
+    overrides.push_back(std::string("--machine.link_bytes_per_cycle=") + link_bytes_per_cycle);
+    const RunResult r = run_with(overrides, "backprop");
+    EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], forward) << link_bytes_per_cycle;
+    EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backward) << link_bytes_per_cycle;
+  }
+}
+
 TEST(Counts, PeakTileStashIsTheWidestLaneSliceWhenEverythingIsStashedAtOnce) {
   // One layer, one wavefront, r = 3 > c = 2: every tile has X before the first dZ arrives (docs/model.md);
   // the busiest tile holds the largest row range of d_in = 31 split 3 ways: 11 elements.
