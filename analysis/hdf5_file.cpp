@@ -270,9 +270,21 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   if (path.empty()) fail("empty path; give a file name such as " + example);
   const fs::path target(path);
   std::error_code ec;
-  if (!target.has_filename() || fs::is_directory(target, ec)) {
+  if (fs::is_directory(target, ec)) {
     fail("is a directory, not a file name; give a file name inside it, such as " +
          (target / example).lexically_normal().string());
+  }
+  if (!target.has_filename()) {
+    // A trailing '/' names a directory, and this one is not there: say what is there instead.
+    const fs::path named = target.parent_path();
+    if (fs::exists(named, ec)) {
+      fail("ends in '/', which names a directory, but " + named.string() +
+           " is not a directory; give a file name without the '/', such as " +
+           (named.parent_path() / example).lexically_normal().string());
+    }
+    fail("ends in '/', which names a directory, but " + named.string() +
+         " does not exist; create it first, or give a file name in an existing directory, such as " +
+         (named.parent_path() / example).lexically_normal().string());
   }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const fs::file_status dir_status = fs::status(dir, ec);

@@ -44,6 +44,22 @@ void print_model(std::ostream& out, const std::string& title, const analysis::Cr
               : ": recomputing never costs less energy (its hops alone cost more than the store)\n");
 }
 
+// A ratio of energies is positive: one rule, and one message for every value it refuses (get_double's
+// or get_nonnegative_double's own would offer -2 or 0 as examples).
+double positive_number(const sim::Config& config, const std::string& key) {
+  const auto refuse = [&] {
+    config.fail(key, "must be a positive finite decimal number (for example 67 or 0.5)");
+  };
+  double value = 0;
+  try {
+    value = config.get_double(key);
+  } catch (const sim::ConfigError&) {
+    refuse();
+  }
+  if (!(value > 0)) refuse();
+  return value;
+}
+
 class CrossoverCommand final : public Command {
  public:
   // The model, machine and step, and crossover.*; not schedules' options, nor what only runs, sweeps,
@@ -58,8 +74,7 @@ class CrossoverCommand final : public Command {
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     const auto widths = config.get_positive_list("crossover.widths");
-    const double ratio = config.get_nonnegative_double("crossover.hbm_ratio");
-    if (ratio == 0) config.fail("crossover.hbm_ratio", "must be positive");
+    const double ratio = positive_number(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
     const double b_a = setup.bytes.activation;
 

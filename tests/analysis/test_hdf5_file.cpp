@@ -297,7 +297,22 @@ TEST_F(Hdf5FileTest, CheckWritableDirectoryAsPath) {
   const std::string message = check_writable_message(m_dir.string());
   EXPECT_NE(message.find("is a directory"), std::string::npos) << message;
   EXPECT_NE(message.find("spatialsim.h5"), std::string::npos) << message;  // what to do instead
+  fs::create_directory(path("sub"));
   EXPECT_NE(check_writable_message(path("sub/")).find("is a directory"), std::string::npos);
+}
+
+// A trailing '/' names a directory: the message says what is there instead, not "is a directory".
+TEST_F(Hdf5FileTest, CheckWritableTrailingSlashOnAFileOrNothing) {
+  std::ofstream(path("afile")) << "x";
+  EXPECT_EQ(check_writable_message(path("afile/")),
+            "out = \"" + path("afile/") + "\": ends in '/', which names a directory, but " + path("afile") +
+                " is not a directory; give a file name without the '/', such as " + path("spatialsim.h5"));
+  EXPECT_EQ(check_writable_message(path("new/"), "chrome_trace"),
+            "chrome_trace = \"" + path("new/") + "\": ends in '/', which names a directory, but " +
+                path("new") +
+                " does not exist; create it first, or give a file name in an existing directory, such as " +
+                path("trace.json"));
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"afile"});
 }
 
 TEST_F(Hdf5FileTest, CheckWritableFileUsedAsDirectory) {

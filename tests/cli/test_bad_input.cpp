@@ -106,6 +106,10 @@ const BadInputCase kCases[] = {
     {"OutputNotWritable", "--out=/sys/spatialsim.h5", "/sys"},
     {"DirectoryAsOutput", "--out=outdir", "out = \"outdir\"", "", "", true},
     {"DirectoryAsChromeTrace", "--chrome-trace=outdir", "chrome_trace", "", "", true},
+    {"OutputWithSlashAfterAFile", "--out=afile/",
+     "out = \"afile/\": ends in '/', which names a directory, but afile is not a directory", "afile"},
+    {"OutputWithSlashAfterNothing", "--out=new/",
+     "out = \"new/\": ends in '/', which names a directory, but new does not exist"},
     // --- an option the command does not read: refused, not silently ignored
     {"RunRefusesASweepAxis", "run --vary model.depth=2,4", "sweep.vary"},
     {"RunRefusesACompareOption", "run --compare.depth_factors=1,2", "compare.depth_factors"},
@@ -140,6 +144,11 @@ const BadInputCase kCases[] = {
     {"TheoryZeroStages", "theory --theory.pipeline_stages=0", "theory.pipeline_stages"},
     {"TheoryNegativeTokens", "theory --theory.tokens=-1", "theory.tokens"},
     {"TheoryNegativeStashConstant", "theory --theory.stash_constant=-2", "theory.stash_constant"},
+    // --- crossover
+    {"CrossoverNegativeHbmRatio", "crossover --crossover.hbm_ratio=-5",
+     "crossover.hbm_ratio = \"-5\" (from command line): must be a positive"},
+    {"CrossoverZeroHbmRatio", "crossover --crossover.hbm_ratio=0",
+     "crossover.hbm_ratio = \"0\" (from command line): must be a positive"},
 };
 
 class BadInputTest : public testing::BinaryRunTest, public ::testing::WithParamInterface<BadInputCase> {};
