@@ -11,8 +11,11 @@ std::string_view name(Topology t) {
 }
 
 Grid::Grid(std::uint32_t width, std::uint32_t height, Topology topology)
-    : m_width(width), m_height(height), m_topology(topology), m_graph(width * height) {
+    : m_width(width), m_height(height), m_topology(topology) {
   if (width == 0 || height == 0) throw std::invalid_argument("grid: width and height must be positive");
+  if (std::uint64_t{width} * height > kMaxTiles)
+    throw std::invalid_argument("grid: more than kMaxTiles tiles");
+  m_graph = Graph(std::size_t{width} * height);
   m_coords.reserve(std::size_t{width} * height);
   for (TileId t = 0; t < width * height; ++t) m_coords.push_back(coord(t));
   // One undirected edge per physical neighbour pair; on a torus the wrap links join the opposite edges

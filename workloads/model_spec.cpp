@@ -60,6 +60,8 @@ ModelSpec model_from_config(const sim::Config& config) {
     const auto width = config.get_positive("model.width");
     const auto outputs = config.get_positive("model.outputs");
     if (depth > 100000) config.fail("model.depth", "must be at most 100000 layers");
+    for (const char* k : {"model.inputs", "model.width", "model.outputs"})
+      if (config.get_positive(k) > 0xFFFFFFFFull) config.fail(k, "must fit in 32 bits (at most 4294967295)");
     m.widths.push_back(static_cast<std::uint32_t>(inputs));
     for (std::uint64_t l = 1; l < depth; ++l) m.widths.push_back(static_cast<std::uint32_t>(width));
     m.widths.push_back(static_cast<std::uint32_t>(outputs));

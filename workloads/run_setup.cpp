@@ -48,6 +48,12 @@ std::string dims(std::uint32_t a, std::uint32_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
 }
 
+constexpr std::uint64_t kMaxTiles = sim::Grid::kMaxTiles;
+// Limits on the machine's timing, so that no cycle count can wrap: a million cycles per hop, 2^32 cycles
+// between wavefronts.
+constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMaxInterval = 0xFFFFFFFFull;
+
 }  // namespace
 
 std::string_view name(Arithmetic a) {
@@ -79,6 +85,9 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
                                                                                   : sim::Topology::torus;
   s.timing.hop_latency = config.get_positive("machine.hop_latency");
+  if (s.timing.hop_latency > kMaxHopLatency)
+    config.fail("machine.hop_latency",
+                "must be at most " + std::to_string(kMaxHopLatency) + " cycles per hop");
   s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
   s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");
   s.timing.sram_bytes_per_tile = config.get_uint("machine.sram_bytes");
@@ -124,7 +133,15 @@ RunSetup setup_from_config(const sim::Config& config) {
   if (w == 0) {
     s.grid_width = s.placement.width;
     s.grid_height = s.placement.height;
+    if (std::uint64_t{s.grid_width} * s.grid_height > kMaxTiles)
+      config.fail("mapping.grid", "would be the placement's " + dims(s.grid_width, s.grid_height) +
+                                      " tiles, more than the " + std::to_string(kMaxTiles) +
+                                      " a grid may have; give fewer layers or a smaller mapping.block");
   } else {
+    if (std::uint64_t{w} * h > kMaxTiles)
+      config.fail("mapping.grid", "has " + std::to_string(std::uint64_t{w} * h) + " tiles, more than the " +
+                                      std::to_string(kMaxTiles) +
+                                      " a grid may have (2048x2048); give a smaller grid");
     if (w < s.placement.width || h < s.placement.height) {
       config.fail("mapping.grid",
                   "is too small: the " + s.placement_name + " placement of this model needs at least " +
@@ -137,6 +154,8 @@ RunSetup setup_from_config(const sim::Config& config) {
   // Injection interval: the first block's latency for one wavefront (MODEL.md section 6): its hops, the
   // serialization of one lane message when links are finite, and one tile's compute time.
   s.injection_interval = config.get_uint("step.interval");
+  if (s.injection_interval > kMaxInterval)
+    config.fail("step.interval", "must be at most " + std::to_string(kMaxInterval) + " cycles");
   if (s.injection_interval == 0) {
     const std::uint32_t r0 = s.placement.blocks[0].rows;
     const std::uint32_t c0 = s.placement.blocks[0].cols;
@@ -154,7 +173,43 @@ RunSetup setup_from_config(const sim::Config& config) {
     }
     s.injection_interval = interval;
   }
+  // The exact schedules make at most 4 + L passes: forward, the backward's three products, and up to L
+  // recomputations (revolve with one slot).
+  if (pass_bound(s) * (4 + static_cast<long double>(layers.size())) >= kCountLimit) {
+    // Name what the user set, among what makes the counts large.
+    std::string key = "step.tokens";
+    for (const char* k : {"model.widths", "model.width", "model.inputs", "model.outputs", "model.depth",
+                          "step.tokens", "train.steps", "mapping.grid"}) {
+      if (config.is_explicit(k)) {
+        key = k;
+        break;
+      }
+    }
+    config.fail(key,
+                "makes this run too large to count: with step.tokens = " + std::to_string(s.tokens) +
+                    ", train.steps = " + std::to_string(s.steps) +
+                    " and these layer widths a count could pass 2^62 and wrap; give fewer tokens or steps, "
+                    "narrower layers or a smaller grid");
+  }
   return s;
+}
+
+long double pass_bound(const RunSetup& s) {
+  // In long double (64-bit mantissa): close enough to compare with 2^62, and no overflow for any size.
+  auto wide = [](std::uint64_t v) { return static_cast<long double>(v); };
+  // Per token, one pass over layer l on an r x c block: 2 d_in d_out flops; at most d_in d_out weights
+  // read; d_in and d_out elements moved along the block (lanes, partial sums, rebroadcasts: c or r hops),
+  // stashed on up to c tiles, and carried between blocks or from the host (at most w + h + 2 hops).
+  const long double bytes = wide(std::max({s.bytes.activation, s.bytes.partial_sum, s.bytes.weight}));
+  const long double route = wide(s.grid_width) + wide(s.grid_height) + 2;
+  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
+  long double per_token = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const long double d_in = wide(layers[l].d_in), d_out = wide(layers[l].d_out);
+    const long double block = wide(s.placement.blocks[l].rows) + wide(s.placement.blocks[l].cols);
+    per_token += d_in * d_out * (2 + bytes) + 2 * bytes * (d_in + d_out) * (block + route);
+  }
+  return wide(s.steps) * wide(s.tokens) * per_token;
 }
 
 }  // namespace spatialsim::workloads

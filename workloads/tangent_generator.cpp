@@ -8,6 +8,7 @@
 #include "sim/config.h"
 #include "sim/option_spec.h"
 #include "workloads/philox.h"
+#include "workloads/run_setup.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -89,6 +90,19 @@ std::uint32_t parse_tangent_count(const sim::Config& config) {
   const std::uint64_t k = config.get_positive("fg.tangents");
   if (k > TangentGenerator::kMaxTangents) config.fail("fg.tangents", "an integer in 1..65536");
   return static_cast<std::uint32_t>(k);
+}
+
+void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangents) {
+  // The tangent streams ride with the forward pass, whose flops and traffic grow with 1 + 2K (X W and
+  // X V_k per stream); split-fg's head adds at most the three products of a backward pass (run_setup.h).
+  const long double pass = pass_bound(setup_from_config(config));
+  if (pass * (4 + 2 * static_cast<long double>(tangents)) >= kCountLimit) {
+    const long double most = (kCountLimit / pass - 4) / 2;
+    config.fail("fg.tangents",
+                "is too many for this model and step: the tangent traffic and flops could pass "
+                "2^62 and wrap; give at most " +
+                    std::to_string(most < 1 ? 0 : static_cast<std::uint64_t>(most)));
+  }
 }
 
 TangentGenerator::TangentGenerator(TangentKind kind, std::uint64_t seed, std::uint64_t step)

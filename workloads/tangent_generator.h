@@ -39,6 +39,8 @@ std::string_view name(TangentKind kind);  // the config name: "gaussian" | "rade
 TangentKind parse_tangent_kind(const sim::Config& config);
 // `fg.tangents` (K): an integer in 1..TangentGenerator::kMaxTangents, else a sim::ConfigError.
 std::uint32_t parse_tangent_count(const sim::Config& config);
+// Refuses fg.tangents when K tangent streams could make a count of the configured run wrap (run_setup.h).
+void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangents);
 
 class TangentGenerator {
  public:

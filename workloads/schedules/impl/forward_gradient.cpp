@@ -20,6 +20,7 @@ class ForwardGradient final : public Schedule {
  public:
   explicit ForwardGradient(const sim::Config& config) {
     m_plan.tangents = parse_tangent_count(config);
+    require_tangent_counts_fit(config, m_plan.tangents);
     m_plan.kind = parse_tangent_kind(config);
     m_plan.seed = config.get_uint("fg.seed");
   }

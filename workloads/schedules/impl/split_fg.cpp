@@ -24,6 +24,7 @@ class SplitForwardGradient final : public Schedule {
  public:
   explicit SplitForwardGradient(const sim::Config& config) {
     m_plan.tangents = parse_tangent_count(config);
+    require_tangent_counts_fit(config, m_plan.tangents);
     m_plan.kind = parse_tangent_kind(config);
     m_plan.seed = config.get_uint("fg.seed");
     // Checked here, with the other options, before anything runs: the head and the trunk each need a layer.

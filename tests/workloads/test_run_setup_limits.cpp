@@ -1,0 +1,102 @@
+// Sizes the simulator cannot count are refused before anything runs, naming the option (no counter may wrap,
+// no grid may outgrow memory, no cycle count may overflow), and the bound behind the count limit really is
+// an over-estimate of what runs count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/grid.h"
+#include "tests/workloads/network_test_support.h"
+#include "workloads/schedules/i_schedule.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using testing_support::config_with;
+using testing_support::run_with;
+
+// The key setup_from_config names when it refuses `overrides`, or "" if it accepts them.
+std::string refused_key(const std::vector<std::string>& overrides) {
+  try {
+    setup_from_config(config_with(overrides));
+    return "";
+  } catch (const sim::ConfigError& e) {
+    return e.key();
+  }
+}
+
+TEST(RunSetupLimits, RefusesWhatCannotBeCountedAndAcceptsTheLimitItself) {
+  EXPECT_EQ(refused_key({"--model.width=5000000000"}), "model.width");  // not silently truncated to 32 bits
+  EXPECT_EQ(refused_key({"--model.outputs=4294967296"}), "model.outputs");
+  EXPECT_EQ(refused_key({"--model.width=4000000000"}), "model.width");  // fits 32 bits, not the counters
+  EXPECT_EQ(refused_key({"--model.width=100000", "--step.tokens=4000000000"}), "model.width");
+  EXPECT_EQ(refused_key({"--step.tokens=4000000000", "--model.widths=100000,100000"}), "model.widths");
+
+  EXPECT_EQ(refused_key({"--mapping.grid=2049x2048"}), "mapping.grid");
+  EXPECT_EQ(refused_key({"--mapping.grid=100000x100000"}), "mapping.grid");  // 10^10 tiles: beyond 32 bits
+  EXPECT_EQ(refused_key({"--mapping.grid=2048x2048"}), "");
+  // auto: the zigzag bounding box of 1100 layers of 64x64 blocks, 35200 x 128 tiles, is beyond the limit.
+  EXPECT_EQ(refused_key({"--model.depth=1100", "--model.width=64", "--model.inputs=64", "--model.outputs=64",
+                         "--mapping.block=64x64"}),
+            "mapping.grid");
+
+  EXPECT_EQ(refused_key({"--machine.hop_latency=1048577"}), "machine.hop_latency");
+  EXPECT_EQ(refused_key({"--machine.hop_latency=1048576"}), "");
+  EXPECT_EQ(refused_key({"--step.interval=4294967296"}), "step.interval");
+  EXPECT_EQ(refused_key({"--step.interval=4294967295"}), "");
+}
+
+TEST(RunSetupLimits, GridConstructorRefusesMoreThanTheTileLimit) {
+  EXPECT_THROW(sim::Grid(4096, 1025, sim::Topology::mesh), std::invalid_argument);
+  EXPECT_NO_THROW(sim::Grid(4096, 2, sim::Topology::mesh));
+}
+
+TEST(RunSetupLimits, TangentCountsThatCouldWrapAreRefusedNamingTheirOption) {
+  // d = 4096, 32 layers, 16384 tokens: K tangents multiply the forward pass's flops by 1 + 2K.
+  const std::vector<std::string> big = {
+      "--model.width=4096",    "--model.inputs=4096", "--model.outputs=4096", "--model.depth=32",
+      "--mapping.block=16x16", "--step.tokens=16384", "--step.wavefront=256"};
+  for (const char* schedule : {"forward-gradient", "split-fg"}) {
+    std::vector<std::string> many = big;
+    many.push_back("--fg.tangents=65536");
+    try {
+      ScheduleRegistry::create(schedule, config_with(many));
+      ADD_FAILURE() << schedule << " accepted 65536 tangents";
+    } catch (const sim::ConfigError& e) {
+      EXPECT_EQ(e.key(), "fg.tangents") << e.what();
+    }
+    std::vector<std::string> few = big;
+    few.push_back("--fg.tangents=1000");
+    EXPECT_NO_THROW(ScheduleRegistry::create(schedule, config_with(few))) << schedule;
+  }
+}
+
+// The bound is only useful if it bounds: every count of real runs (the most recomputing schedule, the
+// forward gradient with its tangent streams) stays below it.
+TEST(RunSetupLimits, PassBoundOverEstimatesEveryCountOfRealRuns) {
+  const std::vector<std::string> base = {"--model.widths=11,13,13,10,7",
+                                         "--mapping.block=2x3",
+                                         "--step.tokens=23",
+                                         "--step.wavefront=5",
+                                         "--train.steps=2",
+                                         "--sim.arith=none",
+                                         "--revolve.slots=1",
+                                         "--fg.tangents=3"};
+  const RunSetup setup = setup_from_config(config_with(base));
+  const long double pass = pass_bound(setup);
+  const auto layers = static_cast<long double>(setup.model.layers());
+  for (const char* schedule : {"backprop", "checkpoint", "revolve", "forward-gradient"}) {
+    const RunResult r = run_with(base, schedule);  // each schedule reads only its own options
+    const long double bound =
+        std::string(schedule) == "forward-gradient" ? pass * (4 + 2 * 3) : pass * (4 + layers);
+    const auto largest = static_cast<long double>(
+        std::max({r.counters.byte_hops.total(), r.counters.total_flops(), r.counters.total_sram_bytes()}));
+    EXPECT_LE(largest, bound) << schedule;
+    EXPECT_GT(largest, 0.0L) << schedule;
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
