@@ -51,6 +51,17 @@ TEST(Counts, BackpropSramAddsStashWritesReadsAndGradientAccumulation) {
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 3 * parameters * kWb);
 }
 
+TEST(Counts, AdamUpdateSramReadsParameterGradientAndTwoMomentsAndWritesThreeValues) {
+  std::vector<std::string> overrides = kOdd;
+  overrides.push_back("--train.optimizer=adam");
+  const RunResult r = run_with(overrides, "backprop");
+  std::uint64_t parameters = 0;
+  for (std::size_t l = 0; l + 1 < kWidths.size(); ++l)
+    parameters += kWidths[l] * kWidths[l + 1] + kWidths[l + 1];
+  // Read parameter, gradient, m and v; write parameter, m and v: 7 values of b_w bytes per parameter.
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 7 * parameters * kWb);
+}
+
 TEST(Counts, RebroadcastSramStashesOnlyTheLaneEntryAndNeverChargesTransit) {
   // backprop.xstash=rebroadcast: X is written on the lane entry only; the other tiles use the rebroadcast X
   // (waiting as transit, not charged, when it comes before dZ), and every tile's dW still reads X. The
