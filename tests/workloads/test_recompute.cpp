@@ -117,8 +117,8 @@ TEST(CheckpointOnTheGrid, RecomputesEverySegmentOnceAndKeepsOneCheckpointPerSegm
   }
 }
 
-// Checkpointing's traffic from formulas: the first forward pass moves what any forward pass moves, and the
-// recompute phase is one more forward pass of every segment from its checkpoint (MODEL.md section 7):
+// Checkpointing's traffic and SRAM from formulas: the first forward pass moves what any forward pass moves,
+// and the recompute phase is one more forward pass of every segment from its checkpoint (MODEL.md section 7):
 // every layer's lanes and partial sums once more, the layer boundaries inside a segment once more (a
 // segment starts from its checkpoint on the lane entries, not from the previous layer), and per wavefront
 // one b_p-byte signal from the output tile where the segment's backward pass arrives to each lane entry of
@@ -233,6 +233,27 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   expect(Phase::recompute, MessageKind::redistribution, inner_boundaries, "recomputed boundaries");
   EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::host), 0u);
   EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::rebroadcast), 0u);
+
+  // SRAM (docs/model.md): the first pass reads every weight and bias and writes the checkpoints (the first
+  // layer of each segment, on its lane entries); the recomputation reads the weights again, reads each
+  // checkpoint back, and writes backprop's stash (X on every tile, Z where an activation follows); the
+  // backward pass is backprop's.
+  const std::uint64_t b_w = setup.bytes.weight;
+  std::uint64_t forward_sram = 0, recompute_sram = 0, backward_sram = 0;
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const std::uint64_t d_in = widths[l], d_out = widths[l + 1], cols = blocks[l].cols;
+    const bool nonlinear = l + 1 < L;
+    const std::uint64_t parameters_read = G * (d_in * d_out + d_out) * b_w;
+    forward_sram += parameters_read + (l % s == 0 ? b_a * T * d_in : 0);
+    recompute_sram += parameters_read + b_a * T * d_in * cols + (nonlinear ? b_a * T * d_out : 0) +
+                      (l % s == 0 ? b_a * T * d_in : 0);
+    backward_sram += (nonlinear ? b_a * T * d_out : 0) + G * 2 * d_out * b_w +
+                     (l > 0 ? G * d_in * d_out * b_w : 0) + G * 2 * d_in * d_out * b_w +
+                     b_a * T * d_in * cols;
+  }
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], forward_sram);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::recompute)], recompute_sram);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backward_sram);
 
   // The signals: with one column per block the backward pass reaches a segment's last layer on its only
   // output tile, so the route is known without timing.
