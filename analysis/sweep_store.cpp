@@ -1,11 +1,15 @@
 #include "analysis/sweep_store.h"
 
 #include <H5Cpp.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -86,6 +90,35 @@ std::optional<std::map<std::uint64_t, std::vector<Metric>>> read_stored_rows(
 }
 
 }  // namespace
+
+std::string sweep_points_dir(const std::string& out) {
+  return out + ".points";
+}
+
+void check_sweep_writable(const std::string& out) {
+  Hdf5File::check_writable(out, "out");
+  const std::string dir = sweep_points_dir(out);
+  const auto fail = [&](const std::string& what) {
+    throw OutputError(out, "out = \"" + out + "\": " + what);
+  };
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(dir, ec);
+  if (status.type() == std::filesystem::file_type::not_found) return;  // its directory accepts new files
+  if (status.type() != std::filesystem::file_type::directory) {
+    fail("the sweep keeps its finished points in " + dir +
+         ", which exists and is not a directory; remove or rename it, or give another out");
+  }
+  // An earlier sweep's directory (resume reuses it): the points must be writable there too.
+  const std::string probe = dir + "/.probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    fail("cannot create files in " + dir + ", where the sweep keeps its finished points (" +
+         std::strerror(err) + "); remove it, or give another out");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
 
 SweepStore::SweepStore(const SweepPlan& plan, std::string out) : m_plan(plan), m_out(std::move(out)) {}
 

@@ -10,7 +10,7 @@
 //
 // Usage:
 //   SweepPlan plan = plan_sweep(config);
-//   Hdf5File::check_writable(out);
+//   check_sweep_writable(out);                       // <out> and <out>.points, before anything runs
 //   SweepOutcome o = run_sweep_to_file(plan, out, /*resume=*/true, [](const SweepProgress& p) { ... });
 //   o.ran;  o.reused;  o.rows[job].metrics;  o.slopes;
 
@@ -27,13 +27,21 @@ namespace spatialsim::analysis {
 
 class Hdf5File;
 
+// Where a sweep keeps its finished points: "<out>.points".
+std::string sweep_points_dir(const std::string& out);
+
+// Checks, before a sweep runs, that <out> can be written (Hdf5File::check_writable) and that
+// <out>.points is absent (it is created next to <out>) or a directory that accepts new files. Throws
+// OutputError naming `out`, what is in the way and the fix.
+void check_sweep_writable(const std::string& out);
+
 // Contract: not thread-safe (HDF5 is not); the sweep calls it from one thread at a time.
 class SweepStore {
  public:
   SweepStore(const SweepPlan& plan, std::string out);
 
   const std::string& out() const { return m_out; }
-  std::string points_dir() const { return m_out + ".points"; }
+  std::string points_dir() const { return sweep_points_dir(m_out); }
   std::string point_path(std::size_t job) const;
 
   // Results stored earlier for this plan's jobs: each job's point file, else a row of an existing <out>

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/hdf5_file.h"
 #include "analysis/output_guard.h"
 #include "analysis/sweep.h"
 #include "analysis/sweep_store.h"
@@ -161,7 +160,7 @@ class SweepCommand final : public Command {
     const std::string out = config.get_string("out");
     if (out.empty()) config.fail("out", "must name the sweep's results file");
     try {
-      analysis::Hdf5File::check_writable(out);  // <out>.points is created next to it
+      analysis::check_sweep_writable(out);  // <out> and <out>.points, where finished points are kept
     } catch (const analysis::OutputError& e) {
       throw sim::ConfigError("out", e.what());  // bad input: exit 2 before anything runs
     }

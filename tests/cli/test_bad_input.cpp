@@ -140,6 +140,10 @@ const BadInputCase kCases[] = {
     {"SweepPointBreaksACombination",
      "sweep --vary model.depth=2,4 --schedule=checkpoint --checkpoint.segment=3", "checkpoint.segment"},
     {"SweepDirectoryAsOutput", "sweep --vary model.depth=2,4 --out=outdir", "out = \"outdir\"", "", "", true},
+    {"SweepPointsDirectoryIsAFile", "sweep --vary model.depth=2,3 --out=x.h5",
+     "out = \"x.h5\": the sweep keeps its finished points in x.h5.points, which exists and is not a "
+     "directory",
+     "x.h5.points"},
     // --- theory
     {"TheoryZeroStages", "theory --theory.pipeline_stages=0", "theory.pipeline_stages"},
     {"TheoryNegativeTokens", "theory --theory.tokens=-1", "theory.tokens"},
