@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 
 namespace spatialsim::analysis {
@@ -73,7 +74,23 @@ extern "C" void on_interrupt(int signal_number) {
   ::raise(signal_number);
 }
 
+// An absolute path with the existing part resolved; lexically normalized when the file system cannot say.
+std::filesystem::path resolved(const std::string& p) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(p, ec);
+  if (ec) absolute = p;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
 }  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
+    return std::filesystem::equivalent(a, b, ec);  // also hard links and links in any part of the path
+  return resolved(a) == resolved(b);
+}
 
 void install_interrupt_handlers() {
   static std::once_flag once;

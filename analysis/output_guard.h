@@ -36,6 +36,11 @@ class OutputError : public std::runtime_error {
   std::string m_path;
 };
 
+// Whether two paths name one file, so that writing one would replace the other (an output given twice,
+// or an output naming an input): the same file (device and inode) when both exist, else the same
+// absolute path once `.`, `..` and the symbolic links of its existing part are resolved.
+bool same_file(const std::string& a, const std::string& b);
+
 // How many outputs may be open at once, and the longest path (bytes, without the terminating NUL) the
 // handler can remember. Both are fixed because the handler cannot allocate.
 inline constexpr std::size_t kMaxPartialOutputs = 32;

@@ -1,5 +1,7 @@
 #include "cli/command.h"
 
+#include "analysis/output_guard.h"
+
 namespace spatialsim::cli {
 
 bool in_any_section(const std::string& key, std::initializer_list<std::string_view> sections) {
@@ -22,6 +24,30 @@ void reject_unread_options(const Command& command, const std::string& name, cons
     // one of them does not read.
     if (config.origin(key) == "command line" && !command.reads(key))
       config.fail(key, "is not read by `spatialsim " + name + "`; remove it");
+  }
+}
+
+void reject_clashing_outputs(const Command& command, const sim::Config& config,
+                             const std::vector<std::string>& config_files) {
+  // A command that reads an output option writes that file (kernel only when `out` is set explicitly: at
+  // worst a --config file named like the default out is refused for it too).
+  std::vector<std::string> outputs;
+  for (const char* key : {"out", "chrome_trace"})
+    if (config.has(key) && !config.raw(key).empty() && command.reads(key)) outputs.emplace_back(key);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& path = config.raw(outputs[i]);
+    for (std::size_t j = 0; j < i; ++j) {
+      // Both are written under temporary names and renamed into place: the second would replace the first.
+      if (analysis::same_file(path, config.raw(outputs[j])))
+        config.fail(outputs[i], "names the same file as " + outputs[j] + " = \"" + config.raw(outputs[j]) +
+                                    "\", so one would replace the other; give each its own file name");
+    }
+    for (const std::string& file : config_files) {
+      if (analysis::same_file(path, file))
+        config.fail(outputs[i], "is the config file " + file +
+                                    " (--config), which is read as input; writing " + outputs[i] +
+                                    " would replace it: give " + outputs[i] + " another file name");
+    }
   }
 }
 

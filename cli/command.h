@@ -11,6 +11,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "sim/config.h"
 #include "sim/registry.h"
@@ -43,6 +44,12 @@ bool is_run_only(const std::string& key);
 
 // Rejects (sim::ConfigError) the first key given on the command line that `command` does not read.
 void reject_unread_options(const Command& command, const std::string& name, const sim::Config& config);
+
+// Rejects (sim::ConfigError) an output of `command` that would replace another output or an input: two of
+// its output options (out, chrome_trace) naming one file, or one naming a --config file in `config_files`.
+// The outputs are the output options the command reads, when set.
+void reject_clashing_outputs(const Command& command, const sim::Config& config,
+                             const std::vector<std::string>& config_files);
 
 using CommandRegistry = sim::Registry<Command>;
 

@@ -291,6 +291,7 @@ Invocation parse_command_line(const std::vector<std::string>& args, std::string_
                                           unknown_key_text(e.key, e.key, "", defaults, settable));
     apply_ini(entries, file, inv.config);
   }
+  inv.config_files = options.config_files;
   for (const auto& s : options.settings) inv.config.set(s.key, s.value, kCommandLineOrigin);
   if (!options.varies.empty()) {
     for (const auto& s : options.settings)

@@ -25,8 +25,9 @@ namespace spatialsim::cli {
 struct Invocation {
   enum class Action { kExecute, kHelp, kList };
   Action action = Action::kExecute;
-  std::string command;  // "run" when the first argument is an option or there is none
-  sim::Config config;   // fully layered; empty for kList
+  std::string command;                    // "run" when the first argument is an option or there is none
+  sim::Config config;                     // fully layered; empty for kList
+  std::vector<std::string> config_files;  // every --config FILE read, in order: inputs no output may replace
 };
 
 // A short spelling of one key (`--grid 4x4` for `--mapping.grid=4x4`). An alias is offered only when its

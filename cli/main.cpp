@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     analysis::install_interrupt_handlers();
     const auto command = cli::CommandRegistry::create(inv.command, inv.config);
     cli::reject_unread_options(*command, inv.command, inv.config);
+    cli::reject_clashing_outputs(*command, inv.config, inv.config_files);
     return command->execute(inv.config);
   } catch (const sim::ConfigError& e) {
     std::cerr << cli::error_line(e.what()) << '\n';

@@ -2,12 +2,38 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tests/analysis/hdf5_test_support.h"
+
 namespace spatialsim::analysis {
 namespace {
+
+class SameFileTest : public testing::ScratchDirTest {};
+
+TEST_F(SameFileTest, SpellingsOfOnePathAreOneFile) {
+  EXPECT_TRUE(same_file(path("a.h5"), path("a.h5")));  // neither exists: by path
+  EXPECT_TRUE(same_file(path("a.h5"), path("sub/../a.h5")));
+  EXPECT_TRUE(same_file(path("a.h5"), (m_dir / "." / "a.h5").string()));
+  EXPECT_FALSE(same_file(path("a.h5"), path("b.h5")));
+  std::ofstream(path("a.h5")) << "x";
+  EXPECT_FALSE(same_file(path("a.h5"), path("b.h5")));  // one exists
+}
+
+TEST_F(SameFileTest, LinksToOneFileAreOneFile) {
+  std::ofstream(path("config.ini")) << "x";
+  std::filesystem::create_symlink(path("config.ini"), path("soft.ini"));
+  std::filesystem::create_hard_link(path("config.ini"), path("hard.ini"));
+  EXPECT_TRUE(same_file(path("soft.ini"), path("config.ini")));
+  EXPECT_TRUE(same_file(path("hard.ini"), path("config.ini")));
+  std::filesystem::create_directory(path("dir"));
+  std::filesystem::create_directory_symlink(path("dir"), path("link"));
+  EXPECT_TRUE(same_file(path("link/new.h5"), path("dir/new.h5")));  // neither exists: links resolved
+}
 
 TEST(PartialOutputGuard, RegistersUntilReleasedOrDestroyed) {
   const std::size_t before = PartialOutputGuard::registered_count();
