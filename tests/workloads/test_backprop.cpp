@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/test_names.h"
+#include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 
 namespace spatialsim::workloads {
@@ -123,16 +124,8 @@ TEST_P(BackwardTraffic, MatchesTheClosedFormsPerKind) {
   // layer but the first, r (c - 1) rebroadcasts per layer, one per overlapping piece at each boundary.
   const std::uint64_t G = 5, L = widths.size() - 1;
   std::uint64_t pieces = 0;
-  for (std::uint32_t l = 0; l + 1 < L; ++l) {
-    std::vector<std::uint32_t> col_end(c + 1, 0), lane_end(r + 1, 0);  // cumulative split boundaries
-    for (std::uint32_t j = 0; j < c; ++j)
-      col_end[j + 1] = col_end[j] + widths[l + 1] / c + (j < widths[l + 1] % c);
-    for (std::uint32_t i = 0; i < r; ++i)
-      lane_end[i + 1] = lane_end[i] + widths[l + 1] / r + (i < widths[l + 1] % r);
-    for (std::uint32_t j = 0; j < c; ++j)
-      for (std::uint32_t i = 0; i < r; ++i)
-        pieces += std::max(col_end[j], lane_end[i]) < std::min(col_end[j + 1], lane_end[i + 1]);
-  }
+  for (std::uint32_t l = 0; l + 1 < L; ++l)
+    testing_support::for_each_piece(setup, l, [&](std::uint32_t, std::uint32_t, std::uint32_t) { ++pieces; });
   const auto& messages = res.counters.messages;
   EXPECT_EQ(messages.at(Phase::backward, MessageKind::lane), G * L * c * (r - 1));
   EXPECT_EQ(messages.at(Phase::backward, MessageKind::psum), G * (L - 1) * r * (c - 1));
@@ -254,30 +247,10 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
   const std::vector<std::uint32_t>& widths = setup.model.widths;
   const bool entry_only = c.xstash == "rebroadcast";
 
-  // MODEL.md section 4: n elements over k tiles, the first n % k get one more.
-  auto sizes = [](std::uint32_t n, std::uint32_t k) {
-    std::vector<std::uint32_t> out(k, n / k);
-    for (std::uint32_t p = 0; p < n % k; ++p) ++out[p];
-    return out;
-  };
-  auto begins = [](const std::vector<std::uint32_t>& part) {
-    std::vector<std::uint32_t> out(part.size(), 0);
-    for (std::size_t p = 1; p < part.size(); ++p) out[p] = out[p - 1] + part[p - 1];
-    return out;
-  };
-  // Whether producer column range (b1, s1) and consumer row range (b2, s2) share a feature.
-  auto overlap = [](std::uint32_t b1, std::uint32_t s1, std::uint32_t b2, std::uint32_t s2) {
-    return std::max(b1, b2) < std::min(b1 + s1, b2 + s2);
-  };
-  auto hops = [](sim::Coord a, sim::Coord b) {
-    return static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
-  };
-  // The host is outside the grid: one edge link, then the route from the nearest edge tile.
-  auto host_hops = [&](sim::Coord t) {
-    const auto w = static_cast<std::int32_t>(setup.grid_width),
-               h = static_cast<std::int32_t>(setup.grid_height);
-    return 1 + static_cast<std::uint64_t>(std::min({t.x, t.y, w - 1 - t.x, h - 1 - t.y}));
-  };
+  using testing_support::for_each_piece;
+  using testing_support::manhattan;
+  using testing_support::split_sizes;
+  auto host_hops = [&](sim::Coord t) { return testing_support::host_hops(setup, t); };
 
   // One wavefront, times from its injection. Per layer: when each tile's X arrives, when each column's
   // output is complete.
@@ -290,7 +263,7 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
     x_arrival[l].assign(b.rows * b.cols, 0);
     for (std::uint32_t i = 0; i < b.rows; ++i)
       for (std::uint32_t j = 0; j < b.cols; ++j)
-        x_arrival[l][i * b.cols + j] = entry[i] + hops(b.coord(i, j), b.lane_entry(i));
+        x_arrival[l][i * b.cols + j] = entry[i] + manhattan(b.coord(i, j), b.lane_entry(i));
     column_end[l].assign(b.cols, 0);
     for (std::uint32_t j = 0; j < b.cols; ++j) {
       std::uint64_t t = 0;  // the running partial sum, row by row toward the output row
@@ -303,13 +276,10 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
     if (l + 1 == L) break;
     // Each lane of the next layer enters once its last piece has arrived from the producer columns.
     const mappings::BlockLayout& next = setup.placement.blocks[l + 1];
-    const auto cols = sizes(widths[l + 1], b.cols), rows = sizes(widths[l + 1], next.rows);
-    const auto col_begin = begins(cols), row_begin = begins(rows);
     entry.assign(next.rows, 0);
-    for (std::uint32_t i = 0; i < next.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j)
-        if (overlap(col_begin[j], cols[j], row_begin[i], rows[i]))
-          entry[i] = std::max(entry[i], column_end[l][j] + hops(b.output_tile(j), next.lane_entry(i)));
+    for_each_piece(setup, l, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
+      entry[i] = std::max(entry[i], column_end[l][j] + manhattan(b.output_tile(j), next.lane_entry(i)));
+    });
   }
 
   // Backward, and the per-token stash integral: X on a tile from its arrival until dZ reaches it (only the
@@ -322,11 +292,11 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
   for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host_hops(last.output_tile(j)));
   for (std::uint32_t l = L; l-- > 0;) {
     const mappings::BlockLayout& b = setup.placement.blocks[l];
-    const auto row_sizes = sizes(widths[l], b.rows), col_sizes = sizes(widths[l + 1], b.cols);
+    const auto row_sizes = split_sizes(widths[l], b.rows), col_sizes = split_sizes(widths[l + 1], b.cols);
     std::vector<std::uint64_t> dz(b.rows * b.cols);
     for (std::uint32_t i = 0; i < b.rows; ++i)
       for (std::uint32_t j = 0; j < b.cols; ++j) {
-        dz[i * b.cols + j] = start[j] + hops(b.coord(i, j), b.output_tile(j));
+        dz[i * b.cols + j] = start[j] + manhattan(b.coord(i, j), b.output_tile(j));
         latest = std::max(latest, dz[i * b.cols + j]);
         if (!entry_only || j == b.entry_col())
           per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
@@ -334,7 +304,8 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
     if (entry_only)  // the lane entry sends its X along the row again once its dZ is in
       for (std::uint32_t i = 0; i < b.rows; ++i)
         for (std::uint32_t j = 0; j < b.cols; ++j)
-          latest = std::max(latest, dz[i * b.cols + b.entry_col()] + hops(b.coord(i, j), b.lane_entry(i)));
+          latest =
+              std::max(latest, dz[i * b.cols + b.entry_col()] + manhattan(b.coord(i, j), b.lane_entry(i)));
     if (l + 1 < L)
       for (std::uint32_t j = 0; j < b.cols; ++j)
         per_token += b_a * col_sizes[j] * (start[j] - column_end[l][j]);
@@ -350,13 +321,10 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
       dx_ready[i] = t;
     }
     const mappings::BlockLayout& prev = setup.placement.blocks[l - 1];
-    const auto cols = sizes(widths[l], prev.cols), rows = sizes(widths[l], b.rows);
-    const auto col_begin = begins(cols), row_begin = begins(rows);
     start.assign(prev.cols, 0);
-    for (std::uint32_t j = 0; j < prev.cols; ++j)
-      for (std::uint32_t i = 0; i < b.rows; ++i)
-        if (overlap(col_begin[j], cols[j], row_begin[i], rows[i]))
-          start[j] = std::max(start[j], dx_ready[i] + hops(b.lane_entry(i), prev.output_tile(j)));
+    for_each_piece(setup, l - 1, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
+      start[j] = std::max(start[j], dx_ready[i] + manhattan(b.lane_entry(i), prev.output_tile(j)));
+    });
   }
 
   // Every wavefront has this timeline shifted; its bytes scale with its tokens (the last one is smaller).

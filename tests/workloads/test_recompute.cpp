@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "tests/test_names.h"
+#include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 #include "workloads/schedules/revolve_plan.h"
 
@@ -137,6 +138,8 @@ class CheckpointTraffic : public ::testing::TestWithParam<CheckpointTrafficCase>
 
 TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   using sim::MessageKind;
+  using testing_support::manhattan;
+  using testing_support::Traffic;
   const CheckpointTrafficCase& c = GetParam();
   const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
                                               "--mapping.block=" + c.block,
@@ -156,69 +159,15 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
       c.segment != 0 ? c.segment : static_cast<std::uint32_t>(std::lround(std::sqrt(static_cast<double>(L))));
   const auto& blocks = setup.placement.blocks;
 
-  auto sizes = [](std::uint32_t n, std::uint32_t k) {  // the first n % k ranges have one more
-    std::vector<std::uint32_t> out(k, n / k);
-    for (std::uint32_t p = 0; p < n % k; ++p) ++out[p];
-    return out;
-  };
-  auto begins = [](const std::vector<std::uint32_t>& part) {
-    std::vector<std::uint32_t> out(part.size(), 0);
-    for (std::size_t p = 1; p < part.size(); ++p) out[p] = out[p - 1] + part[p - 1];
-    return out;
-  };
-  auto hops = [](sim::Coord a, sim::Coord b) {
-    return static_cast<std::uint64_t>(std::abs(a.x - b.x) + std::abs(a.y - b.y));
-  };
-  auto host_hops = [&](sim::Coord t) {
-    const auto w = static_cast<std::int32_t>(setup.grid_width),
-               h = static_cast<std::int32_t>(setup.grid_height);
-    return 1 + static_cast<std::uint64_t>(std::min({t.x, t.y, w - 1 - t.x, h - 1 - t.y}));
-  };
-  struct Traffic {
-    std::uint64_t byte_hops = 0;
-    std::uint64_t messages = 0;
-  };
-  // Per token and per wavefront: a layer's lanes (c - 1 hops each) and partial-sum columns (r - 1 hops).
-  std::vector<Traffic> lanes(L), psums(L), boundary(L);  // boundary[l]: layer l's outputs to layer l + 1
-  for (std::uint32_t l = 0; l < L; ++l) {
-    const mappings::BlockLayout& b = blocks[l];
-    for (std::uint32_t size : sizes(widths[l], b.rows)) lanes[l].byte_hops += b_a * size * (b.cols - 1);
-    for (std::uint32_t size : sizes(widths[l + 1], b.cols)) psums[l].byte_hops += b_p * size * (b.rows - 1);
-    lanes[l].messages = b.rows * (b.cols - 1);
-    psums[l].messages = b.cols * (b.rows - 1);
-    if (l + 1 == L) break;
-    // One piece per overlap of a producer column and a consumer row.
-    const auto cols = sizes(widths[l + 1], b.cols), rows = sizes(widths[l + 1], blocks[l + 1].rows);
-    const auto col_begin = begins(cols), row_begin = begins(rows);
-    for (std::uint32_t j = 0; j < b.cols; ++j)
-      for (std::uint32_t i = 0; i < blocks[l + 1].rows; ++i) {
-        const std::uint32_t lo = std::max(col_begin[j], row_begin[i]);
-        const std::uint32_t hi = std::min(col_begin[j] + cols[j], row_begin[i] + rows[i]);
-        if (hi <= lo) continue;
-        boundary[l].byte_hops += b_a * (hi - lo) * hops(b.output_tile(j), blocks[l + 1].lane_entry(i));
-        ++boundary[l].messages;
-      }
-  }
+  const testing_support::ForwardTraffic f = testing_support::forward_traffic(setup);
   Traffic lane_total, psum_total, boundary_total, inner_boundaries;
   for (std::uint32_t l = 0; l < L; ++l) {
-    lane_total.byte_hops += lanes[l].byte_hops;
-    lane_total.messages += lanes[l].messages;
-    psum_total.byte_hops += psums[l].byte_hops;
-    psum_total.messages += psums[l].messages;
-    boundary_total.byte_hops += boundary[l].byte_hops;
-    boundary_total.messages += boundary[l].messages;
-    if (l + 1 < L && (l + 1) % s != 0) {  // both sides in one segment
-      inner_boundaries.byte_hops += boundary[l].byte_hops;
-      inner_boundaries.messages += boundary[l].messages;
-    }
+    lane_total += f.lanes[l];
+    psum_total += f.psums[l];
+    boundary_total += f.boundary[l];
+    if ((l + 1) % s != 0) inner_boundaries += f.boundary[l];  // both sides in one segment
   }
-  Traffic host;  // inputs into the first block's lane entries, targets into the last block's output tiles
-  const auto in_rows = sizes(widths[0], blocks[0].rows), out_cols = sizes(widths[L], blocks[L - 1].cols);
-  for (std::uint32_t i = 0; i < blocks[0].rows; ++i)
-    host.byte_hops += b_a * in_rows[i] * host_hops(blocks[0].lane_entry(i));
-  for (std::uint32_t j = 0; j < blocks[L - 1].cols; ++j)
-    host.byte_hops += b_a * out_cols[j] * host_hops(blocks[L - 1].output_tile(j));
-  host.messages = blocks[0].rows + blocks[L - 1].cols;
+  const Traffic& host = f.host;
 
   auto expect = [&](Phase phase, MessageKind kind, const Traffic& per_token_and_wavefront, const char* what) {
     EXPECT_EQ(r.counters.byte_hops.at(phase, kind), T * per_token_and_wavefront.byte_hops) << what;
@@ -261,7 +210,7 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   for (std::uint32_t first = 0; first < L; first += s) {
     const std::uint32_t last = std::min(first + s, L) - 1;
     for (std::uint32_t i = 0; i < blocks[first].rows; ++i) {
-      signal_byte_hops += b_p * hops(blocks[last].output_tile(0), blocks[first].lane_entry(i));
+      signal_byte_hops += b_p * manhattan(blocks[last].output_tile(0), blocks[first].lane_entry(i));
       ++signals;
     }
   }
