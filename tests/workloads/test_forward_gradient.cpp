@@ -9,6 +9,7 @@
 
 #include "tests/test_names.h"
 #include "tests/workloads/forward_gradient_support.h"
+#include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 #include "workloads/reference/finite_difference.h"
 
@@ -141,6 +142,48 @@ TEST(ForwardGradientCounts, TangentTrafficIsKTimesTheForwardPassAndNothingIsStas
   const std::uint64_t layer0 = 2 * 16 * 12 * 10;
   EXPECT_EQ(fg.counters.flops[sim::index(Phase::forward)],
             11 * fwd.counters.flops[sim::index(Phase::forward)] - 5 * layer0 + shares);
+}
+
+// The same on odd sizes, by formula (tests/workloads/layout_formulas.h): the companion messages of kind
+// `tangent` follow every forward message that carries the K streams: the lanes of every trunk layer but the
+// first (the network's input has no tangents), the trunk's partial sums (each layer adds X V_k), and the
+// boundaries between trunk layers. forward-gradient's trunk is the whole network; split-fg's is the layers
+// before the split. The primal traffic is a forward pass's.
+TEST(ForwardGradientCounts, TangentTrafficFollowsTheTrunksForwardMessagesOnOddSizes) {
+  using testing_support::Traffic;
+  const std::uint64_t K = 3, T = 23, G = 5;  // the last wavefront has 3 tokens
+  const std::vector<std::string> o = {"--model.widths=11,13,13,10,7",
+                                      "--mapping.block=2x3",
+                                      "--step.tokens=23",
+                                      "--step.wavefront=5",
+                                      "--fg.tangents=3",
+                                      "--splitfg.split=2",
+                                      "--model.loss=mse",
+                                      "--sim.arith=none"};
+  const RunSetup setup = setup_from_config(testing_support::config_with(o));
+  const testing_support::ForwardTraffic f = testing_support::forward_traffic(setup);
+  const std::uint32_t L = setup.model.layers();
+  for (const auto& [schedule, trunk] : {std::pair{"forward-gradient", L}, std::pair{"split-fg", 2u}}) {
+    const RunResult r = run_with(o, schedule);
+    Traffic tangent, lanes, psums, boundaries;
+    for (std::uint32_t l = 0; l < L; ++l) {
+      lanes += f.lanes[l];
+      psums += f.psums[l];
+      boundaries += f.boundary[l];
+      if (l >= trunk) continue;
+      if (l > 0) tangent += f.lanes[l];
+      tangent += f.psums[l];
+      if (l + 1 < trunk) tangent += f.boundary[l];
+    }
+    const auto& hops = r.counters.byte_hops;
+    const auto& messages = r.counters.messages;
+    EXPECT_EQ(hops.at(Phase::forward, MessageKind::tangent), K * T * tangent.byte_hops) << schedule;
+    EXPECT_EQ(messages.at(Phase::forward, MessageKind::tangent), G * tangent.messages) << schedule;
+    EXPECT_EQ(hops.at(Phase::forward, MessageKind::lane), T * lanes.byte_hops) << schedule;
+    EXPECT_EQ(hops.at(Phase::forward, MessageKind::psum), T * psums.byte_hops) << schedule;
+    EXPECT_EQ(hops.at(Phase::forward, MessageKind::redistribution), T * boundaries.byte_hops) << schedule;
+    EXPECT_EQ(hops.at(Phase::forward, MessageKind::host), T * f.host.byte_hops) << schedule;
+  }
 }
 
 TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
