@@ -113,6 +113,11 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
   const bool rebroadcast =
       config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
 
+  if (find(results, "forward") == nullptr && find(results, "backprop") == nullptr) {
+    // run refuses --theory_side_by_side without them; a config file may still ask for it.
+    out << "  nothing to compare: the closed forms are forward's and backprop's, and neither ran\n";
+    return;
+  }
   for (const char* name : {"forward", "backprop"}) {
     const workloads::RunResult* r = find(results, name);
     if (r == nullptr) continue;

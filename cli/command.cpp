@@ -22,8 +22,20 @@ void reject_unread_options(const Command& command, const std::string& name, cons
   for (const std::string& key : config.keys()) {
     // Only the command line: a config file serves several commands (run, theory, sweep) and may set what
     // one of them does not read.
-    if (config.origin(key) == "command line" && !command.reads(key))
-      config.fail(key, "is not read by `spatialsim " + name + "`; remove it");
+    if (config.origin(key) == "command line" && !command.reads(key)) {
+      // Say which commands do read it: the key may be right and the command wrong.
+      std::vector<std::string> readers;
+      for (const auto& other : CommandRegistry::names())
+        if (other != name && CommandRegistry::create(other, config)->reads(key)) readers.push_back(other);
+      std::string hint;
+      for (std::size_t i = 0; i < readers.size(); ++i)
+        hint += (i == 0 ? "" : i + 1 == readers.size() ? " and " : ", ") + readers[i];
+      config.fail(
+          key,
+          "is not read by `spatialsim " + name + "`" +
+              (hint.empty() ? "" : " (only " + hint + (readers.size() == 1 ? " reads it)" : " read it)")) +
+              "; remove it");
+    }
   }
 }
 

@@ -103,9 +103,11 @@ ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
 
 class CompareCommand final : public Command {
  public:
-  // Not `schedule` (every applicable schedule runs), nor run's checks and traces, nor other commands' keys.
+  // Not `schedule` (every applicable schedule runs), nor run's checks and traces, nor other commands' keys
+  // (theory.* too: the side by side uses none of them).
   bool reads(const std::string& key) const override {
-    return key != "schedule" && !is_run_only(key) && !in_any_section(key, {"sweep", "kernel", "crossover"});
+    return key != "schedule" && !is_run_only(key) &&
+           !in_any_section(key, {"sweep", "kernel", "crossover", "theory"});
   }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);

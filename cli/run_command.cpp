@@ -33,11 +33,11 @@
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
+#include "cli/run_options.h"
 #include "sim/option_spec.h"
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
-#include "workloads/schedules/schedule_options.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::cli {
@@ -103,36 +103,21 @@ std::vector<std::string> selected_schedules(const sim::Config& config) {
   return names;
 }
 
-// A schedule's options are the keys of the section named after it (workloads/schedules/i_schedule.h).
-// Setting one for a schedule that does not run is almost always a mistake (a typo in `schedule`, or a
-// forgotten one), and silently ignoring it would report a run the user did not ask for.
-void reject_options_of_unselected_schedules(const sim::Config& config,
-                                            const std::vector<std::string>& selected) {
-  const std::set<std::string> chosen(selected.begin(), selected.end());
+// Options this run ignores with these values (cli/run_options.h): refused, because silently ignoring one
+// would report a run the user did not ask for.
+void reject_options_this_run_ignores(const sim::Config& config, const std::vector<std::string>& selected) {
   for (const auto& key : config.keys()) {
-    const auto dot = key.find('.');
-    if (dot == std::string::npos || !config.is_explicit(key)) continue;
-    const auto owners = workloads::owners_of_section(key.substr(0, dot));
-    if (owners.empty() ||
-        std::any_of(owners.begin(), owners.end(), [&](const auto& o) { return chosen.count(o); }))
-      continue;
-    const std::string who = owners.size() == 1 ? "schedule " + owners[0] + ", which is not"
-                                               : "schedules " + joined(owners) + ", none of which is";
-    throw sim::ConfigError(key, key + " is an option of " + who +
-                                    " selected (schedule = " + config.raw("schedule") +
-                                    "); remove it or add " + owners[0] + " to schedule");
+    if (const auto ignored = why_a_run_ignores(config, selected, key))
+      throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
   }
 }
 
 class RunCommand final : public Command {
  public:
-  // Everything a run uses; not what only sweep, compare, kernel or crossover read.
-  bool reads(const std::string& key) const override {
-    return !in_any_section(key, {"sweep", "compare", "kernel", "crossover"});
-  }
+  bool reads(const std::string& key) const override { return run_reads(key); }
   int execute(const sim::Config& config) override {
     const auto schedules = selected_schedules(config);
-    reject_options_of_unselected_schedules(config, schedules);
+    reject_options_this_run_ignores(config, schedules);
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     for (const auto& s : schedules) workloads::reversible::require_schedule_fits_model(setup.model, s);
     const OverflowPolicy overflow_policy(config);

@@ -70,7 +70,7 @@ const BadInputCase kCases[] = {
     {"FractionalSeed", "--sim.seed=1.5", "sim.seed"},
     {"NegativeLearningRate", "--train.lr=-0.1", "train.lr"},
     {"NanInitGain", "--model.init_gain=nan", "model.init_gain"},
-    {"NegativeCheckTolerance", "--check_tolerance=-1", "check_tolerance"},
+    {"NegativeCheckTolerance", "--check --check_tolerance=-1", "check_tolerance"},
     {"NegativeHopEnergy", "--energy.hop_pj=-1", "energy.hop_pj"},
     {"BadBool", "--model.bias=maybe", "model.bias"},
     {"BadOverflowPolicy", "--machine.on_overflow=maybe", "machine.on_overflow"},
@@ -94,6 +94,16 @@ const BadInputCase kCases[] = {
     {"GridTooSmall", "--mapping.grid=2x2", "mapping.grid"},
     {"GridWithoutHeight", "--mapping.grid=4", "mapping.grid"},
     {"CheckWithoutArithmetic", "--check --sim.arith=none", "check = \"true\""},
+    // --- an option that applies only with another option's value: refused when that value is missing
+    {"CheckToleranceWithoutCheck", "--check_tolerance=0.1",
+     "check_tolerance applies only to --check, which is not set; remove it or add --check"},
+    {"MixtureSpreadWithTheTeacherTask", "--data.mixture_spread=2",
+     "data.mixture_spread is the mixture task's spread, and data.task = teacher"},
+    {"TeacherWidthWithTheMixtureTask", "--data.task=mixture --data.teacher_width=7",
+     "data.teacher_width is the teacher task's width, and data.task = mixture"},
+    {"TheorySideBySideWithoutForwardOrBackprop", "--theory_side_by_side --schedule=checkpoint",
+     "theory_side_by_side compares forward's and backprop's counters with the closed forms, and schedule = "
+     "checkpoint runs neither"},
     // --- files
     {"MissingConfigFile", "--config=nonexistent.ini", "nonexistent.ini"},
     {"DirectoryAsConfigFile", "--config=outdir", "\"outdir\"", "", "", true},
@@ -118,6 +128,9 @@ const BadInputCase kCases[] = {
     // --- an option the command does not read: refused, not silently ignored
     {"RunRefusesASweepAxis", "run --vary model.depth=2,4", "sweep.vary"},
     {"RunRefusesACompareOption", "run --compare.depth_factors=1,2", "compare.depth_factors"},
+    {"RunRefusesATheoryOption", "run --theory.tokens=3",
+     "theory.tokens = \"3\" (from command line): is not read by `spatialsim run` (only theory reads it)"},
+    {"CompareRefusesATheoryOption", "compare --theory.stash_constant=34", "theory.stash_constant"},
     {"CompareRefusesTrace", "compare --trace", "trace"},
     {"CompareRefusesSchedule", "compare --schedule=backprop", "schedule"},
     {"CompareRefusesCheck", "compare --check", "check"},

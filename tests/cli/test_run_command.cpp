@@ -69,6 +69,24 @@ TEST_F(RunCommandTest, OptionOfAnUnselectedScheduleIsBadInput) {
   EXPECT_EQ(run("--schedule=forward,backprop --backprop.xstash=rebroadcast").exit_code, 0);
 }
 
+// Options that apply only with another option's value are refused on the command line (test_bad_input.cpp)
+// but not from a config file, which may keep them for the runs they apply to (docs/cli.md).
+TEST_F(RunCommandTest, ConditionalOptionsFromAConfigFileAreAccepted) {
+  std::ofstream(path("keep.ini")) << "check_tolerance = 1e-3\ntheory_side_by_side = true\n"
+                                     "data.teacher_width = 16\ndata.mixture_spread = 2\n";
+  const BinaryRun r = run("--config=keep.ini --data.task=mixture --schedule=checkpoint --sim.arith=none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Asked for by the file, the side by side says why it has nothing to show rather than print nothing.
+  EXPECT_NE(r.out.find("nothing to compare: the closed forms are forward's and backprop's, and neither ran"),
+            std::string::npos)
+      << r.out;
+  // On the command line, with what makes them apply, they are fine too.
+  EXPECT_EQ(run("--sim.arith=none --data.task=mixture --data.mixture_spread=2 --theory_side_by_side "
+                "--schedule=checkpoint,backprop")
+                .exit_code,
+            0);
+}
+
 TEST_F(RunCommandTest, EveryScheduleGetsItsGroup) {
   const BinaryRun r = run("--schedule=forward,backprop --out=two.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,0 +1,69 @@
+#include "cli/run_options.h"
+
+#include <algorithm>
+
+#include "cli/command.h"
+#include "workloads/data.h"
+#include "workloads/schedules/schedule_options.h"
+
+namespace spatialsim::cli {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+bool selected(const std::vector<std::string>& schedules, const std::string& name) {
+  return std::find(schedules.begin(), schedules.end(), name) != schedules.end();
+}
+
+// Given by the user for this run: on the command line, or as a sweep's value for the point.
+bool given_for_this_run(const sim::Config& config, const std::string& key) {
+  return config.origin(key) == "command line" || config.origin(key) == "sweep";
+}
+
+}  // namespace
+
+bool run_reads(const std::string& key) {
+  return !in_any_section(key, {"sweep", "compare", "kernel", "crossover", "theory"});
+}
+
+std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
+                                               const std::vector<std::string>& schedules,
+                                               const std::string& key) {
+  if (!config.has(key)) return std::nullopt;
+  // A schedule's options are the keys of the sections it owns. Setting one for a schedule that does not
+  // run is almost always a mistake (a typo in `schedule`, or a forgotten one).
+  if (const auto dot = key.find('.'); dot != std::string::npos && config.is_explicit(key)) {
+    const auto owners = workloads::owners_of_section(key.substr(0, dot));
+    if (!owners.empty() &&
+        std::none_of(owners.begin(), owners.end(), [&](const auto& o) { return selected(schedules, o); })) {
+      const std::string who = owners.size() == 1 ? "schedule " + owners[0] + ", which is not"
+                                                 : "schedules " + joined(owners) + ", none of which is";
+      return IgnoredOption{"is an option of " + who + " selected (schedule = " + config.raw("schedule") + ")",
+                           "add " + owners[0] + " to schedule"};
+    }
+  }
+  if (!given_for_this_run(config, key)) return std::nullopt;
+  if (key == "check_tolerance" && !config.get_bool("check"))
+    return IgnoredOption{"applies only to --check, which is not set", "add --check"};
+  if (key == "data.teacher_width" || key == "data.mixture_spread") {
+    const bool teacher = workloads::data_from_config(config).task == workloads::Task::teacher;
+    if (key == "data.teacher_width" && !teacher)
+      return IgnoredOption{"is the teacher task's width, and data.task = mixture", "set data.task=teacher"};
+    if (key == "data.mixture_spread" && teacher)
+      return IgnoredOption{"is the mixture task's spread, and data.task = teacher", "set data.task=mixture"};
+  }
+  // The side-by-side compares forward's and backprop's counters with the closed forms
+  // (analysis/theory_side_by_side.h); for other schedules it has nothing to print.
+  if (key == "theory_side_by_side" && config.get_bool(key) && !selected(schedules, "forward") &&
+      !selected(schedules, "backprop"))
+    return IgnoredOption{"compares forward's and backprop's counters with the closed forms, and schedule = " +
+                             config.raw("schedule") + " runs neither",
+                         "add forward or backprop to schedule"};
+  return std::nullopt;
+}
+
+}  // namespace spatialsim::cli

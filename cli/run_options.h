@@ -1,0 +1,39 @@
+#pragma once
+// Which options a run reads, decided in one place: `run` refuses the others, and `sweep` refuses to vary
+// them or to pass them to runs that ignore them (docs/cli.md, "Bad input"), so that nothing a user sets
+// is silently ignored.
+//
+// Usage:
+//   if (!run_reads(key)) ...  // another command's option (sweep.*, theory.*, ...)
+//   if (const auto ignored = why_a_run_ignores(config, {"forward"}, "checkpoint.segment"))
+//     throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+
+namespace spatialsim::cli {
+
+// Whether a run ever reads `key`: everything but what only sweep, compare, kernel, crossover or theory
+// read. Whether it reads it with the configured values is why_a_run_ignores.
+bool run_reads(const std::string& key);
+
+// Why a run that reads `key` ignores it with these values, and what would make it apply.
+struct IgnoredOption {
+  std::string why;  // "is an option of schedule checkpoint, which is not selected (schedule = forward)"
+  std::string fix;  // "add checkpoint to schedule"
+};
+
+// Contract: the reason a run of `schedules` (each registered) with `config` ignores `key`, which the user
+// set, or nullopt when the run reads it or the user did not set it. Set means: for a schedule's options
+// (workloads/schedules/schedule_options.h), explicit (a config file too); for the options that apply only
+// with another option's value (check_tolerance with --check, data.teacher_width and data.mixture_spread
+// with their data.task, theory_side_by_side with forward or backprop), given on the command line or
+// varied by a sweep, because a config file may keep them for the runs they apply to.
+std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
+                                               const std::vector<std::string>& schedules,
+                                               const std::string& key);
+
+}  // namespace spatialsim::cli
