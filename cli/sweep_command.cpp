@@ -11,9 +11,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "analysis/sweep_store.h"
 #include "cli/command.h"
 #include "cli/overflow_policy.h"
+#include "cli/run_options.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -148,15 +151,16 @@ class ProgressLine {
 
 class SweepCommand final : public Command {
  public:
-  // Not run's checks, traces or theory side by side, nor other commands' keys.
+  // Its own sweep.*, and what its runs read (cli/run_options.h) but run's checks, traces and side by side.
   bool reads(const std::string& key) const override {
-    return !is_run_only(key) && key != "theory_side_by_side" &&
-           !in_any_section(key, {"theory", "compare", "kernel", "crossover"});
+    return in_any_section(key, {"sweep"}) ||
+           (run_reads(key) && !is_run_only(key) && key != "theory_side_by_side");
   }
   int execute(const sim::Config& config) override {
     // Interrupting a sweep must leave only complete point files behind (output_guard.h); idempotent.
     analysis::install_interrupt_handlers();
     const analysis::SweepPlan plan = analysis::plan_sweep(config);  // every point validated: exit 2 early
+    reject_what_its_runs_ignore(plan);
     const std::string out = config.get_string("out");
     if (out.empty()) config.fail("out", "must name the sweep's results file");
     try {
@@ -180,6 +184,29 @@ class SweepCommand final : public Command {
     std::cout << "\nwrote " << out << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
     std::cout.flush();
     return overflow_policy.finish_sweep(overflowed_points(plan, outcome.rows), out);
+  }
+
+ private:
+  // The sweep's runs read what `run` reads (cli/run_options.h): a varied key they never read, or an option
+  // every point's runs ignore (a schedule's option without the schedule, data.mixture_spread with the
+  // teacher task), would give identical points or silently drop what the user asked for.
+  void reject_what_its_runs_ignore(const analysis::SweepPlan& plan) const {
+    for (const auto& axis : plan.axes)
+      if (!reads(axis.key))
+        throw sim::ConfigError("sweep.vary", "--vary " + axis.key + ": " + axis.key +
+                                                 " is not read by the runs of a sweep; do not vary it");
+    for (const auto& key : plan.base.keys()) {
+      std::optional<IgnoredOption> ignored;
+      for (const auto& p : plan.points)
+        if (!(ignored = why_a_run_ignores(p.config, plan.schedules, key))) break;  // read at this point
+      if (!ignored) continue;
+      const bool varied =
+          std::any_of(plan.axes.begin(), plan.axes.end(), [&](const auto& a) { return a.key == key; });
+      if (varied)
+        throw sim::ConfigError("sweep.vary", "--vary " + key + ": " + key + " " + ignored->why +
+                                                 "; do not vary it, or " + ignored->fix);
+      throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+    }
   }
 };
 

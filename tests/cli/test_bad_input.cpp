@@ -158,6 +158,14 @@ const BadInputCase kCases[] = {
     {"SweepPointBreaksACombination",
      "sweep --vary model.depth=2,4 --schedule=checkpoint --checkpoint.segment=3", "checkpoint.segment"},
     {"SweepDirectoryAsOutput", "sweep --vary model.depth=2,4 --out=outdir", "out = \"outdir\"", "", "", true},
+    {"SweepVariesAKernelOption", "sweep --vary kernel.bytes=1,2 --out=s.h5",
+     "--vary kernel.bytes: kernel.bytes is not read by the runs of a sweep"},
+    {"SweepVariesACrossoverOption", "sweep --vary crossover.hbm_ratio=1,2 --out=s.h5",
+     "--vary crossover.hbm_ratio: crossover.hbm_ratio is not read by the runs of a sweep"},
+    {"SweepVariesAnOptionOfAnUnselectedSchedule",
+     "sweep --vary checkpoint.segment=1,2 --schedule=forward --out=s.h5",
+     "--vary checkpoint.segment: checkpoint.segment is an option of schedule checkpoint, which is not "
+     "selected"},
     {"SweepPointsDirectoryIsAFile", "sweep --vary model.depth=2,3 --out=x.h5",
      "out = \"x.h5\": the sweep keeps its finished points in x.h5.points, which exists and is not a "
      "directory",

@@ -90,6 +90,17 @@ TEST_F(SweepCommandTest, ValueThatDoesNotParseExitsTwoNamingItAndNoFile) {
   EXPECT_TRUE(dir_entries().empty());
 }
 
+// A varied option that some of the sweep's runs read is fine (test_bad_input.cpp has those no run reads):
+// the checkpoint jobs differ by segment, the mixture points by spread.
+TEST_F(SweepCommandTest, OptionsReadAtSomePointsMayBeVaried) {
+  const SweepRun a =
+      sweep("--sim.arith=none --vary checkpoint.segment=1,2 --schedule forward,checkpoint --out a.h5");
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  const SweepRun b =
+      sweep("--sim.arith=none --vary data.task=teacher,mixture --vary data.mixture_spread=1,2 --out b.h5");
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+}
+
 TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepthSquared) {
   const SweepRun one = sweep(std::string(kSmall) + " --sim.threads=1 --out one.h5");
   const SweepRun two = sweep(std::string(kSmall) + " --sim.threads=2 --out two.h5");
