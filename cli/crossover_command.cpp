@@ -8,17 +8,23 @@
 //
 // Exit codes (cli/command.h): 0, or 2 for bad input.
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/crossover.h"
 #include "analysis/results_table.h"
 #include "cli/command.h"
+#include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
-#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -60,19 +66,50 @@ double positive_number(const sim::Config& config, const std::string& key) {
   return value;
 }
 
+// The configuration with the model replaced by one layer the block fits, a step of one wavefront, an auto
+// grid and the zigzag placement (the one the hop term assumes, analysis/crossover.h). The setup then holds
+// the block, bytes, wavefront and prices crossover prints, and the model, step.tokens, mapping.grid and
+// mapping.placement, which it does not read, can neither change nor refuse its output (a 16x16 block
+// needs no wider model, a wavefront of 128 no longer step).
+sim::Config one_layer_stand_in(const sim::Config& config) {
+  const auto [rows, cols] = config.get_dims("mapping.block");
+  // The block is the whole grid here: a block too large for a grid is named by its own key.
+  if (std::uint64_t{rows} * cols > sim::Grid::kMaxTiles)
+    config.fail("mapping.block", "has " + std::to_string(std::uint64_t{rows} * cols) +
+                                     " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
+                                     " a grid may have; give a smaller block");
+  const std::string side = std::to_string(std::max(rows, cols));
+  // At most 2^32 - 1 so that a wavefront too large is reported by its own key, not by step.tokens.
+  const std::string tokens =
+      std::to_string(std::min<std::uint64_t>(config.get_positive("step.wavefront"), 0xFFFFFFFFull));
+  sim::Config stand_in = config;
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"model.kind", "mlp"},
+                                                        {"model.widths", ""},
+                                                        {"model.depth", "1"},
+                                                        {"model.inputs", side},
+                                                        {"model.width", side},
+                                                        {"model.outputs", side},
+                                                        {"step.tokens", tokens},
+                                                        {"mapping.grid", "auto"},
+                                                        {"mapping.placement", "zigzag"}})
+    stand_in.set(key, value, "crossover's one-layer stand-in");
+  return stand_in;
+}
+
 class CrossoverCommand final : public Command {
  public:
-  // The model, machine and step, and crossover.*; not schedules' options, nor what only runs, sweeps,
-  // compare, kernels or theory read.
+  // crossover.* and what reaches the printed figures: the block, the bytes per element, the wavefront
+  // (weights read once per wavefront) and the prices. Not the model (the layer is d x d for each d in
+  // crossover.widths), step.tokens, the grid, the placement, timing, data, training or the schedules'
+  // options: given on the command line, they could not change a number, and are refused.
   bool reads(const std::string& key) const override {
-    const std::string section = key.substr(0, key.find('.'));
-    if (key.find('.') != std::string::npos && workloads::ScheduleRegistry::contains(section)) return false;
-    return key != "schedule" && key != "out" && key != "theory_side_by_side" &&
-           key != "machine.on_overflow" && !is_run_only(key) &&
-           !in_any_section(key, {"sweep", "compare", "kernel", "theory", "fg", "splitfg"});
+    static const std::set<std::string, std::less<>> kPrinted = {
+        "mapping.block", "machine.act_bytes", "machine.psum_bytes", "machine.weight_bytes", "step.wavefront"};
+    return in_any_section(key, {"crossover", "energy"}) || kPrinted.contains(key);
   }
   int execute(const sim::Config& config) override {
-    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    const workloads::RunSetup setup = workloads::setup_from_config(one_layer_stand_in(config));
     const auto widths = config.get_positive_list("crossover.widths");
     const double ratio = positive_number(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -22,7 +23,6 @@
 #include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
-#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -56,14 +56,18 @@ std::string full(double x) {
 
 class TheoryCommand final : public Command {
  public:
-  // The model, machine and step (through setup_from_config) and theory.*; not what only runs use.
+  // theory.* and what reaches the printed figures: the model's layers and activation, the blocks,
+  // placement and grid (routes, the grid edge), the bytes on links, the step's tokens, the SRAM and flop
+  // prices and backprop.xstash. Not what only a simulation uses (timing, SRAM size, data, training,
+  // seeds, arithmetic, the other schedules' options, the outputs): given on the command line, they could
+  // not change a number, and are refused.
   bool reads(const std::string& key) const override {
-    const std::string section = key.substr(0, key.find('.'));
-    if (key.find('.') != std::string::npos && workloads::ScheduleRegistry::contains(section)) return false;
-    for (const char* run_only : {"schedule", "out", "check", "export_check", "check_tolerance", "trace",
-                                 "chrome_trace", "machine.on_overflow"})
-      if (key == run_only) return false;
-    return section != "sweep" && section != "kernel" && section != "fg" && section != "splitfg";
+    static const std::set<std::string, std::less<>> kPrinted = {
+        "model.kind",       "model.widths",      "model.depth",        "model.inputs",      "model.width",
+        "model.outputs",    "model.activation",  "mapping.block",      "mapping.placement", "mapping.grid",
+        "machine.topology", "machine.act_bytes", "machine.psum_bytes", "step.tokens",       "step.wavefront",
+        "energy.preset",    "energy.sram_pj",    "energy.flop_pj",     "backprop.xstash"};
+    return in_any_section(key, {"theory"}) || kPrinted.contains(key);
   }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);

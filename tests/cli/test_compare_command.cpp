@@ -117,5 +117,16 @@ TEST_F(CompareCommandTest, CrossoverPrintsSeed000sFigureAndTheGrids) {
   EXPECT_EQ(run("crossover --crossover.hbm_ratio=0").exit_code, 2);
 }
 
+// crossover's layer is d x d for each d in crossover.widths: the configured model and step.tokens, which it
+// does not read, do not limit the block or the wavefront (the default model's 10 outputs would not fit a
+// 16x16 block, its 64 tokens not a wavefront of 128).
+TEST_F(CompareCommandTest, CrossoverIsNotLimitedByTheModelItDoesNotRead) {
+  const BinaryRun r = run("crossover --mapping.block=16x16 --step.wavefront=128");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("block 16x16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weights read once per 128 tokens"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("62 d byte-hops"), std::string::npos) << r.out;  // b_a 15 + b_p 15 + b_a
+}
+
 }  // namespace
 }  // namespace spatialsim::cli

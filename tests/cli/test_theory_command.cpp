@@ -58,6 +58,19 @@ TEST(TheoryCommand, OptionsChangeTheConfiguredFigures) {
   EXPECT_TRUE(contains(r.out, "p = 4, c = 34 (configured): 1.1 GB (1140850688 bytes)")) << r.out;
 }
 
+// theory prints backprop's backward byte-hops for backprop.xstash, so it reads that schedule option; and
+// it reads the grid's topology (routes wrap on a torus). What it does not print is refused
+// (test_bad_input.cpp).
+TEST(TheoryCommand, ReadsTheStashPolicyAndTheTopology) {
+  const BinaryRun r = run_binary("theory --backprop.xstash=rebroadcast");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "backward (backprop, backprop.xstash = rebroadcast)")) << r.out;
+  const BinaryRun mesh = run_binary("theory --mapping.placement=rowmajor");
+  const BinaryRun torus = run_binary("theory --mapping.placement=rowmajor --machine.topology=torus");
+  ASSERT_EQ(torus.exit_code, 0) << torus.err;
+  EXPECT_NE(mesh.out, torus.out);
+}
+
 TEST(TheoryCommand, DefaultConfigurationRuns) {
   const BinaryRun r = run_binary("theory");
   EXPECT_EQ(r.exit_code, 0) << r.err;
