@@ -93,6 +93,17 @@ const BadInputCase kCases[] = {
     {"BlockRowsLargerThanInputs", "--model.inputs=2 --mapping.block=3x1", "mapping.block"},
     {"GridTooSmall", "--mapping.grid=2x2", "mapping.grid"},
     {"GridWithoutHeight", "--mapping.grid=4", "mapping.grid"},
+    // --- sizes that could not be counted (a counter would wrap, the grid would not fit in memory)
+    {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
+    {"WidthBeyond32Bits", "--model.width=5000000000", "model.width = \"5000000000\""},
+    {"CountsThatWouldWrap", "--model.width=4000000000 --sim.arith=none", "a count could pass 2^62"},
+    {"HopLatencyBeyondTheLimit", "--machine.hop_latency=18446744073709551615", "machine.hop_latency"},
+    {"IntervalBeyondTheLimit", "--step.interval=18446744073709551615", "step.interval"},
+    {"TangentsThatWouldWrap",
+     "--schedule=forward-gradient --fg.tangents=65536 --model.width=4096 --model.inputs=4096 "
+     "--model.outputs=4096 --model.depth=32 --mapping.block=16x16 --step.tokens=16384 --step.wavefront=256 "
+     "--sim.arith=none",
+     "fg.tangents = \"65536\""},
     {"CheckWithoutArithmetic", "--check --sim.arith=none", "check = \"true\""},
     // --- an option that applies only with another option's value: refused when that value is missing
     {"CheckToleranceWithoutCheck", "--check_tolerance=0.1",
@@ -154,6 +165,8 @@ const BadInputCase kCases[] = {
     {"TransposeOnNonSquareGrid", "kernel --kernel=transpose --grid=3x4", "transpose"},
     {"UnknownKernel", "kernel --kernel=nope", "kernel.name"},
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
+    {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},
+    {"KernelGridBeyondTheTileLimit", "kernel --grid=100000x100000", "mapping.grid"},
     {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir", "out = \"outdir\"", "", "", true},
     // --- sweep
     {"SweepUnknownKey", "sweep --vary model.dpeth=2,4", "model.dpeth"},
