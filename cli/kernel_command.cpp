@@ -24,6 +24,8 @@
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
 #include "kernels/kernel_runner.h"
+#include "sim/counters.h"
+#include "sim/grid.h"
 #include "sim/option_spec.h"
 
 namespace spatialsim::cli {
@@ -82,15 +84,13 @@ class KernelCommand final : public Command {
   int execute(const sim::Config& config) override {
     const std::string name = config.get_choice("kernel.name", kernels::KernelRegistry::names());
     const auto [width, height] = config.get_dims("mapping.grid");
-    if (std::uint64_t{width} * height > sim::Grid::kMaxTiles)
-      config.fail("mapping.grid", "has " + std::to_string(std::uint64_t{width} * height) +
-                                      " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
-                                      " a grid may have (2048x2048); give a smaller grid");
+    if (const std::string why = sim::grid_size_problem(width, height); !why.empty())
+      config.fail("mapping.grid", why);
     // Every kernel sends at most 2 (w + h) messages per tile over at most w + h hops: bound the byte-hops
     // so that no count can wrap.
     const std::uint64_t element_bytes = config.get_positive("kernel.bytes");
     const long double span = static_cast<long double>(width) + height + 2;
-    if (static_cast<long double>(element_bytes) * width * height * 2 * span * span >= 4611686018427387904.0L)
+    if (static_cast<long double>(element_bytes) * width * height * 2 * span * span >= sim::kCountLimit)
       config.fail("kernel.bytes",
                   "is too large for this grid: the byte-hops could pass 2^62 and wrap; give fewer "
                   "bytes per element or a smaller grid");

@@ -10,6 +10,11 @@
 
 namespace spatialsim::sim {
 
+// Every count stays below this: front ends refuse sizes whose counts could reach it (an over-estimate,
+// workloads::pass_bound for runs), so that no 64-bit counter wraps. A long double: bounds are computed in it,
+// never overflowing, whatever the sizes asked for.
+inline constexpr long double kCountLimit = 4611686018427387904.0L;  // 2^62
+
 struct Counters {
   PerPhaseKind<std::uint64_t> byte_hops;                // bytes x hops, per phase and kind
   PerPhaseKind<std::uint64_t> bytes;                    // bytes injected, per phase and kind

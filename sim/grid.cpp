@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace spatialsim::sim {
 
@@ -10,11 +11,17 @@ std::string_view name(Topology t) {
   return t == Topology::mesh ? "mesh" : "torus";
 }
 
+std::string grid_size_problem(std::uint64_t width, std::uint64_t height) {
+  if (width * height <= Grid::kMaxTiles) return "";
+  return "has " + std::to_string(width * height) + " tiles, more than the " +
+         std::to_string(Grid::kMaxTiles) + " a grid may have (2048x2048); give a smaller grid";
+}
+
 Grid::Grid(std::uint32_t width, std::uint32_t height, Topology topology)
     : m_width(width), m_height(height), m_topology(topology) {
   if (width == 0 || height == 0) throw std::invalid_argument("grid: width and height must be positive");
-  if (std::uint64_t{width} * height > kMaxTiles)
-    throw std::invalid_argument("grid: more than kMaxTiles tiles");
+  if (const std::string why = grid_size_problem(width, height); !why.empty())
+    throw std::invalid_argument("grid: " + why);
   m_graph = Graph(std::size_t{width} * height);
   m_coords.reserve(std::size_t{width} * height);
   for (TileId t = 0; t < width * height; ++t) m_coords.push_back(coord(t));

@@ -14,6 +14,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Coord {
   std::int32_t y = 0;
   bool operator==(const Coord&) const = default;
 };
+
+// Why a width x height grid cannot be built (more than Grid::kMaxTiles tiles), or "" if it can.
+std::string grid_size_problem(std::uint64_t width, std::uint64_t height);
 
 class Grid {
  public:

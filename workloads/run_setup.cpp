@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/counters.h"
 #include "sim/option_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
 
@@ -48,7 +49,6 @@ std::string dims(std::uint32_t a, std::uint32_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
 }
 
-constexpr std::uint64_t kMaxTiles = sim::Grid::kMaxTiles;
 // Limits on the machine's timing, so that no cycle count can wrap: a million cycles per hop, 2^32 cycles
 // between wavefronts.
 constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
@@ -133,15 +133,12 @@ RunSetup setup_from_config(const sim::Config& config) {
   if (w == 0) {
     s.grid_width = s.placement.width;
     s.grid_height = s.placement.height;
-    if (std::uint64_t{s.grid_width} * s.grid_height > kMaxTiles)
+    if (std::uint64_t{s.grid_width} * s.grid_height > sim::Grid::kMaxTiles)
       config.fail("mapping.grid", "would be the placement's " + dims(s.grid_width, s.grid_height) +
-                                      " tiles, more than the " + std::to_string(kMaxTiles) +
+                                      " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
                                       " a grid may have; give fewer layers or a smaller mapping.block");
   } else {
-    if (std::uint64_t{w} * h > kMaxTiles)
-      config.fail("mapping.grid", "has " + std::to_string(std::uint64_t{w} * h) + " tiles, more than the " +
-                                      std::to_string(kMaxTiles) +
-                                      " a grid may have (2048x2048); give a smaller grid");
+    if (const std::string why = sim::grid_size_problem(w, h); !why.empty()) config.fail("mapping.grid", why);
     if (w < s.placement.width || h < s.placement.height) {
       config.fail("mapping.grid",
                   "is too small: the " + s.placement_name + " placement of this model needs at least " +
@@ -175,7 +172,7 @@ RunSetup setup_from_config(const sim::Config& config) {
   }
   // The exact schedules make at most 4 + L passes: forward, the backward's three products, and up to L
   // recomputations (revolve with one slot).
-  if (pass_bound(s) * (4 + static_cast<long double>(layers.size())) >= kCountLimit) {
+  if (pass_bound(s) * (4 + static_cast<long double>(layers.size())) >= sim::kCountLimit) {
     // Name what the user set, among what makes the counts large.
     std::string key = "step.tokens";
     for (const char* k : {"model.widths", "model.width", "model.inputs", "model.outputs", "model.depth",

@@ -47,10 +47,10 @@ RunSetup setup_from_config(const sim::Config& config);
 
 // An over-estimate of what one pass of the network's values (forward, or one product of the backward)
 // over all the steps adds to the largest count (byte-hops, flops, SRAM bytes). setup_from_config refuses
-// setups whose exact schedules could reach kCountLimit, and the forward-gradient schedules refuse tangent
-// counts that could, so that no 64-bit counter wraps.
+// setups whose exact schedules could reach that limit, and the forward-gradient schedules refuse tangent
+// counts that could (sim::kCountLimit).
 long double pass_bound(const RunSetup& setup);
-inline constexpr long double kCountLimit = 4611686018427387904.0L;  // 2^62
+
 std::string_view name(Arithmetic a);
 
 }  // namespace spatialsim::workloads

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/config.h"
+#include "sim/counters.h"
 #include "sim/option_spec.h"
 #include "workloads/philox.h"
 #include "workloads/run_setup.h"
@@ -96,8 +97,8 @@ void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangent
   // The tangent streams ride with the forward pass, whose flops and traffic grow with 1 + 2K (X W and
   // X V_k per stream); split-fg's head adds at most the three products of a backward pass (run_setup.h).
   const long double pass = pass_bound(setup_from_config(config));
-  if (pass * (4 + 2 * static_cast<long double>(tangents)) >= kCountLimit) {
-    const long double most = (kCountLimit / pass - 4) / 2;
+  if (pass * (4 + 2 * static_cast<long double>(tangents)) >= sim::kCountLimit) {
+    const long double most = (sim::kCountLimit / pass - 4) / 2;
     config.fail("fg.tangents",
                 "is too many for this model and step: the tangent traffic and flops could pass "
                 "2^62 and wrap; give at most " +
