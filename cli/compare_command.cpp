@@ -29,9 +29,11 @@
 #include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
+#include "cli/run_options.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_options.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::cli {
@@ -101,6 +103,23 @@ ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
   return out;
 }
 
+// Options compare's runs would ignore (cli/run_options.h): a schedule's options when that schedule does not
+// run on this model kind, and the options that apply only with another option's value.
+void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules) {
+  std::string runs;
+  for (const auto& s : schedules) runs += (runs.empty() ? "" : ", ") + s;
+  for (const auto& key : config.keys()) {
+    const auto ignored = why_a_run_ignores(config, schedules, key);
+    if (!ignored) continue;
+    const auto dot = key.find('.');
+    if (dot != std::string::npos && !workloads::owners_of_section(key.substr(0, dot)).empty())
+      throw sim::ConfigError(
+          key, key + " is an option of a schedule that does not run on this model (compare runs " + runs +
+                   "); remove it");
+    throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+  }
+}
+
 class CompareCommand final : public Command {
  public:
   // Not `schedule` (every applicable schedule runs), nor run's checks and traces, nor other commands' keys
@@ -112,6 +131,7 @@ class CompareCommand final : public Command {
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config);
+    reject_options_compare_ignores(config, schedules);
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
     const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
     const bool side_by_side = config.get_bool("theory_side_by_side");

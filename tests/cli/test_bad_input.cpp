@@ -145,6 +145,11 @@ const BadInputCase kCases[] = {
     {"CompareRefusesTrace", "compare --trace", "trace"},
     {"CompareRefusesSchedule", "compare --schedule=backprop", "schedule"},
     {"CompareRefusesCheck", "compare --check", "check"},
+    {"CompareRefusesTheOtherTasksOption", "compare --data.mixture_spread=2",
+     "data.mixture_spread is the mixture task's spread, and data.task = teacher"},
+    {"CompareRefusesAScheduleThatDoesNotRun", "compare --model.kind=reversible --revolve.slots=2",
+     "revolve.slots is an option of a schedule that does not run on this model (compare runs forward, "
+     "reversible)"},
     {"SweepRefusesChromeTrace", "sweep --vary model.depth=2 --chrome-trace=t.json --out=s.h5",
      "chrome_trace"},
     {"SweepRefusesTheorySideBySide", "sweep --vary model.depth=2 --theory_side_by_side=true --out=s.h5",
