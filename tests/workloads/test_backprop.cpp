@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "tests/test_names.h"
@@ -217,7 +218,7 @@ TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimi
 // tiles' coordinates), and many wavefronts with a smaller last one. With latency-only links and
 // instantaneous compute, wavefronts never delay one another: each one's timeline is the first one's shifted
 // by its injection time, so its stash lifetimes are the same and only its bytes (its tokens) differ.
-// The same timeline gives the run's depth and makespan.
+// The same timeline gives the run's depth and makespan, and bounds on its peaks.
 struct InflightCase {
   std::string widths;
   std::string block;
@@ -229,7 +230,7 @@ struct InflightCase {
 
 class BackpropTimeline : public ::testing::TestWithParam<InflightCase> {};
 
-TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
+TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const InflightCase& c = GetParam();
   const std::uint64_t b_a = 2;
   const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
@@ -286,6 +287,11 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
   // lane entry under rebroadcast), Z on an output tile from the column's end until its backward start
   // (every layer but the last has an activation).
   std::uint64_t per_token = 0;
+  struct StashEntry {
+    sim::Coord tile;
+    std::uint64_t stored, released, bytes_per_token;  // times from the wavefront's injection
+  };
+  std::vector<StashEntry> stash;
   std::uint64_t latest = 0;  // the wavefront's last delivery: its backward pass's last dZ (or rebroadcast X)
   std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
   const mappings::BlockLayout& last = setup.placement.blocks[L - 1];
@@ -298,8 +304,11 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
       for (std::uint32_t j = 0; j < b.cols; ++j) {
         dz[i * b.cols + j] = start[j] + manhattan(b.coord(i, j), b.output_tile(j));
         latest = std::max(latest, dz[i * b.cols + j]);
-        if (!entry_only || j == b.entry_col())
+        if (!entry_only || j == b.entry_col()) {
           per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
+          stash.push_back(
+              {b.coord(i, j), x_arrival[l][i * b.cols + j], dz[i * b.cols + j], b_a * row_sizes[i]});
+        }
       }
     if (entry_only)  // the lane entry sends its X along the row again once its dZ is in
       for (std::uint32_t i = 0; i < b.rows; ++i)
@@ -307,8 +316,10 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
           latest =
               std::max(latest, dz[i * b.cols + b.entry_col()] + manhattan(b.coord(i, j), b.lane_entry(i)));
     if (l + 1 < L)
-      for (std::uint32_t j = 0; j < b.cols; ++j)
+      for (std::uint32_t j = 0; j < b.cols; ++j) {
         per_token += b_a * col_sizes[j] * (start[j] - column_end[l][j]);
+        stash.push_back({b.output_tile(j), column_end[l][j], start[j], b_a * col_sizes[j]});
+      }
     if (l == 0) break;
     // dX shares run from the lane's exit to its entry; the pieces go back to the producer's output tiles.
     std::vector<std::uint64_t> dx_ready(b.rows);
@@ -330,9 +341,50 @@ TEST_P(BackpropTimeline, InflightDepthAndMakespanFromLayerTimings) {
   // Every wavefront has this timeline shifted; its bytes scale with its tokens (the last one is smaller).
   ASSERT_NE(c.tokens % c.wavefront, 0u) << "the case should end with a smaller wavefront";
   EXPECT_EQ(res.counters.inflight_byte_cycles, per_token * c.tokens);
+  // The peaks, from every wavefront's entries: at a cycle where some entries are stored and others released
+  // the order of those events decides the peak, so it lies between the most held at the end of any cycle
+  // and, at most, what the end of the previous cycle held plus that cycle's stores.
+  const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
+  std::map<std::uint64_t, std::int64_t> stored, released;  // per cycle, over all tiles
+  std::map<std::pair<std::int32_t, std::int32_t>,
+           std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>>
+      per_tile;  // per tile and cycle: stored, released
+  for (std::uint64_t g = 0; g < G; ++g) {
+    const std::uint64_t at = g * setup.injection_interval;
+    const std::uint64_t tokens = std::min<std::uint64_t>(c.wavefront, c.tokens - g * c.wavefront);
+    for (const StashEntry& e : stash) {
+      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
+      stored[at + e.stored] += bytes;
+      released[at + e.released] += bytes;
+      per_tile[{e.tile.x, e.tile.y}][at + e.stored].first += bytes;
+      per_tile[{e.tile.x, e.tile.y}][at + e.released].second += bytes;
+    }
+  }
+  auto peak_bounds = [](const std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>& changes) {
+    std::int64_t held = 0, lower = 0, upper = 0;
+    for (const auto& [cycle, change] : changes) {
+      upper = std::max(upper, held + change.first);
+      held += change.first - change.second;
+      lower = std::max(lower, held);
+    }
+    return std::pair{static_cast<std::uint64_t>(lower), static_cast<std::uint64_t>(upper)};
+  };
+  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> total;
+  for (const auto& [cycle, bytes] : stored) total[cycle].first += bytes;
+  for (const auto& [cycle, bytes] : released) total[cycle].second += bytes;
+  const auto [total_lower, total_upper] = peak_bounds(total);
+  EXPECT_GE(res.counters.peak_stash_bytes, total_lower);
+  EXPECT_LE(res.counters.peak_stash_bytes, total_upper);
+  std::uint64_t tile_lower = 0, tile_upper = 0;
+  for (const auto& [tile, changes] : per_tile) {
+    const auto [lower, upper] = peak_bounds(changes);
+    tile_lower = std::max(tile_lower, lower);
+    tile_upper = std::max(tile_upper, upper);
+  }
+  EXPECT_GE(res.counters.peak_tile_stash_bytes, tile_lower);
+  EXPECT_LE(res.counters.peak_tile_stash_bytes, tile_upper);
   // With 1 cycle per hop and instantaneous compute, a value's time from its injection is its depth stamp:
   // the longest chain of hops behind it. The step ends with the last wavefront's last delivery.
-  const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
   EXPECT_EQ(res.counters.depth, latest);
   EXPECT_EQ(res.counters.makespan_cycles, (G - 1) * setup.injection_interval + latest);
 }
