@@ -31,21 +31,25 @@ struct GradientCase {
   std::uint32_t wavefront;
 };
 
+// The run a case describes, in `arith` (the data task follows the loss).
+std::vector<std::string> overrides_for(const GradientCase& c, const std::string& arith) {
+  return {"--model.widths=" + c.widths,
+          "--mapping.block=" + c.block,
+          "--model.activation=" + c.activation,
+          "--model.loss=" + c.loss,
+          "--backprop.xstash=" + c.xstash,
+          "--mapping.placement=" + c.placement,
+          "--step.tokens=" + std::to_string(c.tokens),
+          "--step.wavefront=" + std::to_string(c.wavefront),
+          "--sim.arith=" + arith,
+          "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture")};
+}
+
 class BackpropGradient : public ::testing::TestWithParam<GradientCase> {};
 
 TEST_P(BackpropGradient, EqualsTheDenseReferenceInFp64) {
   const GradientCase& c = GetParam();
-  const std::vector<std::string> overrides = {
-      "--model.widths=" + c.widths,
-      "--mapping.block=" + c.block,
-      "--model.activation=" + c.activation,
-      "--model.loss=" + c.loss,
-      "--backprop.xstash=" + c.xstash,
-      "--mapping.placement=" + c.placement,
-      "--step.tokens=" + std::to_string(c.tokens),
-      "--step.wavefront=" + std::to_string(c.wavefront),
-      "--sim.arith=fp64",
-      "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture")};
+  const std::vector<std::string> overrides = overrides_for(c, "fp64");
   const RunResult r = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
   const auto net = testing_support::dense_net(setup.model, r.initial_parameters);
@@ -219,29 +223,15 @@ TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimi
 // instantaneous compute, wavefronts never delay one another: each one's timeline is the first one's shifted
 // by its injection time, so its stash lifetimes are the same and only its bytes (its tokens) differ.
 // The same timeline gives the run's depth and makespan, and bounds on its peaks.
-struct InflightCase {
-  std::string widths;
-  std::string block;
-  std::string placement;
-  std::string xstash;
-  std::uint32_t tokens;
-  std::uint32_t wavefront;
-};
-
-class BackpropTimeline : public ::testing::TestWithParam<InflightCase> {};
+class BackpropTimeline : public ::testing::TestWithParam<GradientCase> {};
 
 TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
-  const InflightCase& c = GetParam();
+  const GradientCase& c = GetParam();
+  // The model below keeps Z on every layer but the last (an activation) and starts the backward pass where
+  // Y and the target are (mse, no reduction).
+  ASSERT_TRUE(c.activation == "relu" && c.loss == "mse");
   const std::uint64_t b_a = 2;
-  const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
-                                              "--mapping.block=" + c.block,
-                                              "--mapping.placement=" + c.placement,
-                                              "--backprop.xstash=" + c.xstash,
-                                              "--step.tokens=" + std::to_string(c.tokens),
-                                              "--step.wavefront=" + std::to_string(c.wavefront),
-                                              "--model.activation=relu",
-                                              "--model.loss=mse",
-                                              "--sim.arith=none"};
+  const std::vector<std::string> overrides = overrides_for(c, "none");
   const RunResult res = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
   const std::uint32_t L = setup.model.layers();
@@ -394,12 +384,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // r != c: 13 features leave 3 producer columns (5, 4, 4) and enter 2 lanes (7, 6), which gather two
         // pieces each; 43 tokens in 9 wavefronts (G >= 2L), the last of 3.
-        InflightCase{"11,13,13,10,7", "2x3", "zigzag", "replicate", 43, 5},
-        InflightCase{"11,13,13,10,7", "2x3", "zigzag", "rebroadcast", 43, 5},
+        GradientCase{"11,13,13,10,7", "2x3", "relu", "mse", "replicate", "zigzag", 43, 5},
+        GradientCase{"11,13,13,10,7", "2x3", "relu", "mse", "rebroadcast", "zigzag", 43, 5},
         // rowmajor: layer boundaries several hops long; 3 x 2 blocks.
-        InflightCase{"9,7,12,5", "3x2", "rowmajor", "replicate", 20, 6},
-        InflightCase{"9,7,12,5", "3x2", "rowmajor", "rebroadcast", 20, 6}),
-    [](const ::testing::TestParamInfo<InflightCase>& param_info) {
+        GradientCase{"9,7,12,5", "3x2", "relu", "mse", "replicate", "rowmajor", 20, 6},
+        GradientCase{"9,7,12,5", "3x2", "relu", "mse", "rebroadcast", "rowmajor", 20, 6}),
+    [](const ::testing::TestParamInfo<GradientCase>& param_info) {
       return testing_support::gtest_name(param_info.param.placement + "_" + param_info.param.block + "_" +
                                          param_info.param.xstash);
     });
