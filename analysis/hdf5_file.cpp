@@ -299,16 +299,9 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
     fail("exists and is not a regular file; give a new file name");
   }
-  // Permission bits do not tell the whole story (root ignores them, read-only mounts, /proc), so try.
-  const std::string probe = path + ".probe-" + std::to_string(::getpid());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    const int err = errno;
-    fail("cannot create files in directory " + dir.string() + " (" + std::strerror(err) +
+  if (const std::string refused = creation_refused(path); !refused.empty())
+    fail("cannot create files in directory " + dir.string() + " (" + refused +
          "); give a path in a writable directory");
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
 }
 
 Hdf5File::Hdf5File(std::string final_path) : m_impl(std::make_unique<Impl>(std::move(final_path))) {}

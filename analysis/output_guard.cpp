@@ -1,5 +1,6 @@
 #include "analysis/output_guard.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -84,6 +85,15 @@ std::filesystem::path resolved(const std::string& p) {
 }
 
 }  // namespace
+
+std::string creation_refused(const std::string& probe_base) {
+  const std::string probe = probe_base + ".probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;

@@ -36,6 +36,11 @@ class OutputError : public std::runtime_error {
   std::string m_path;
 };
 
+// Tries to create the file `probe_base` + ".probe-<pid>", and removes it: "" when that works, else the
+// system's reason. How output checks learn whether a directory takes new files: permission bits do not tell
+// the whole story (root ignores them, read-only mounts, /proc).
+std::string creation_refused(const std::string& probe_base);
+
 // Whether two paths name one file, so that writing one would replace the other (an output given twice,
 // or an output naming an input): the same file (device and inode) when both exist, else the same
 // absolute path once `.`, `..` and the symbolic links of its existing part are resolved.

@@ -1,15 +1,11 @@
 #include "analysis/sweep_store.h"
 
 #include <H5Cpp.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -17,6 +13,7 @@
 #include <utility>
 
 #include "analysis/hdf5_file.h"
+#include "analysis/output_guard.h"
 #include "sim/option_spec.h"
 
 namespace spatialsim::analysis {
@@ -109,15 +106,9 @@ void check_sweep_writable(const std::string& out) {
          ", which exists and is not a directory; remove or rename it, or give another out");
   }
   // An earlier sweep's directory (resume reuses it): the points must be writable there too.
-  const std::string probe = dir + "/.probe-" + std::to_string(::getpid());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    const int err = errno;
-    fail("cannot create files in " + dir + ", where the sweep keeps its finished points (" +
-         std::strerror(err) + "); remove it, or give another out");
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (const std::string refused = creation_refused(dir + "/"); !refused.empty())
+    fail("cannot create files in " + dir + ", where the sweep keeps its finished points (" + refused +
+         "); remove it, or give another out");
 }
 
 SweepStore::SweepStore(const SweepPlan& plan, std::string out) : m_plan(plan), m_out(std::move(out)) {}
