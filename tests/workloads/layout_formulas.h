@@ -1,8 +1,8 @@
 #pragma once
-// The layer mapping's geometry and one forward pass's traffic, written from MODEL.md section 4 and
-// docs/model.md independently of mappings/ (its split, redistribution plan and routes), for tests that
-// compute expected counts by formula. Only the placement (where each block sits, which way it flows) and
-// the machine's sizes are taken from the setup: they are inputs, not what the tests check.
+// The layer mapping's geometry, one forward pass's traffic and backprop's backward SRAM, written from
+// MODEL.md and docs/model.md independently of mappings/ (its split, redistribution plan and routes), for
+// tests that compute expected counts by formula. Only the placement (where each block sits, which way it
+// flows) and the machine's sizes are taken from the setup: they are inputs, not what the tests check.
 //
 // Usage:
 //   const RunSetup setup = setup_from_config(config_with(overrides));
@@ -106,6 +106,26 @@ inline ForwardTraffic forward_traffic(const workloads::RunSetup& s) {
     f.host.byte_hops += b_a * out_cols[j] * host_hops(s, blocks[L - 1].output_tile(j));
   f.host.messages = in_rows.size() + out_cols.size();
   return f;
+}
+
+// docs/model.md's SRAM rows for backprop's backward pass of an mlp with bias and an activation on every
+// layer but the last, over `tokens` tokens in `wavefronts` wavefronts: Z read back, the bias gradient read
+// and written, the weights read for dX (not layer 0), the dW accumulator read and written and X read on
+// every tile (in both xstash variants).
+inline std::uint64_t backprop_backward_sram(const workloads::RunSetup& s, std::uint64_t tokens,
+                                            std::uint64_t wavefronts) {
+  const std::vector<std::uint32_t>& widths = s.model.widths;
+  const std::size_t L = widths.size() - 1;
+  const std::uint64_t b_a = s.bytes.activation, b_w = s.bytes.weight;
+  std::uint64_t bytes = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint64_t d_in = widths[l], d_out = widths[l + 1], cols = s.placement.blocks[l].cols;
+    if (l + 1 < L) bytes += b_a * tokens * d_out;
+    bytes += wavefronts * 2 * d_out * b_w;
+    if (l > 0) bytes += wavefronts * d_in * d_out * b_w;
+    bytes += wavefronts * 2 * d_in * d_out * b_w + b_a * tokens * d_in * cols;
+  }
+  return bytes;
 }
 
 }  // namespace spatialsim::testing_support

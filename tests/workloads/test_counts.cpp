@@ -4,6 +4,7 @@
 
 #include "analysis/run_metrics.h"
 #include "mappings/partition.h"
+#include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 
 namespace spatialsim::workloads {
@@ -29,37 +30,45 @@ TEST(Counts, ForwardSramIsEachWeightAndBiasReadOncePerWavefront) {
   EXPECT_EQ(r.counters.total_sram_bytes(), expected);
 }
 
-TEST(Counts, BackpropSramAddsStashWritesReadsAndGradientAccumulation) {
-  const RunResult r = run_with(kOdd, "backprop");
+// Backprop's forward SRAM on kOdd: weights and bias read per wavefront, X written on `stash_tiles` tiles of
+// each row (every tile under replicate, the lane entry under rebroadcast), Z where an activation follows.
+std::uint64_t backprop_forward_sram(std::uint64_t stash_tiles) {
   const std::size_t L = kWidths.size() - 1;
-  std::uint64_t forward = 0, backward = 0;
+  std::uint64_t bytes = 0;
   for (std::size_t l = 0; l < L; ++l) {
     const std::uint64_t d_in = kWidths[l], d_out = kWidths[l + 1];
-    const bool nonlinear = l + 1 < L;              // no activation after the last layer: no Z kept
-    forward += kG * (d_in * d_out + d_out) * kWb;  // weights and bias read
-    forward += kBa * kT * d_in * kC + (nonlinear ? kBa * kT * d_out : 0);  // X on every tile of a row, Z
-    backward += (nonlinear ? kBa * kT * d_out : 0);                        // Z read back
-    backward += kG * 2 * d_out * kWb;                                      // db read and written
-    if (l > 0) backward += kG * d_in * d_out * kWb;                        // weights read for dX
-    backward += kG * 2 * d_in * d_out * kWb + kBa * kT * d_in * kC;        // dW read and written, X read
+    bytes += kG * (d_in * d_out + d_out) * kWb + kBa * kT * d_in * stash_tiles;
+    if (l + 1 < L) bytes += kBa * kT * d_out;  // no activation after the last layer: no Z kept
   }
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], forward);
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backward);
-  // SGD: each parameter and its gradient read, the parameter written: 3 per parameter, once.
+  return bytes;
+}
+
+std::uint64_t backprop_backward_sram() {
+  return testing_support::backprop_backward_sram(setup_from_config(testing_support::config_with(kOdd)), kT,
+                                                 kG);
+}
+
+std::uint64_t parameter_count() {
   std::uint64_t parameters = 0;
-  for (std::size_t l = 0; l < L; ++l) parameters += kWidths[l] * kWidths[l + 1] + kWidths[l + 1];
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 3 * parameters * kWb);
+  for (std::size_t l = 0; l + 1 < kWidths.size(); ++l)
+    parameters += kWidths[l] * kWidths[l + 1] + kWidths[l + 1];
+  return parameters;
+}
+
+TEST(Counts, BackpropSramAddsStashWritesReadsAndGradientAccumulation) {
+  const RunResult r = run_with(kOdd, "backprop");
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], backprop_forward_sram(kC));
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backprop_backward_sram());
+  // SGD: each parameter and its gradient read, the parameter written: 3 per parameter, once.
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 3 * parameter_count() * kWb);
 }
 
 TEST(Counts, AdamUpdateSramReadsParameterGradientAndTwoMomentsAndWritesThreeValues) {
   std::vector<std::string> overrides = kOdd;
   overrides.push_back("--train.optimizer=adam");
   const RunResult r = run_with(overrides, "backprop");
-  std::uint64_t parameters = 0;
-  for (std::size_t l = 0; l + 1 < kWidths.size(); ++l)
-    parameters += kWidths[l] * kWidths[l + 1] + kWidths[l + 1];
   // Read parameter, gradient, m and v; write parameter, m and v: 7 values of b_w bytes per parameter.
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 7 * parameters * kWb);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 7 * parameter_count() * kWb);
 }
 
 TEST(Counts, RebroadcastSramStashesOnlyTheLaneEntryAndNeverChargesTransit) {
@@ -67,16 +76,7 @@ TEST(Counts, RebroadcastSramStashesOnlyTheLaneEntryAndNeverChargesTransit) {
   // (waiting as transit, not charged, when it comes before dZ), and every tile's dW still reads X. The
   // count does not depend on timing: the same with links of 64 bytes per cycle, where contention makes some
   // rebroadcast X arrive before dZ.
-  const std::size_t L = kWidths.size() - 1;
-  std::uint64_t forward = 0, backward = 0;
-  for (std::size_t l = 0; l < L; ++l) {
-    const std::uint64_t d_in = kWidths[l], d_out = kWidths[l + 1];
-    const bool nonlinear = l + 1 < L;
-    forward += kG * (d_in * d_out + d_out) * kWb + kBa * kT * d_in + (nonlinear ? kBa * kT * d_out : 0);
-    backward += (nonlinear ? kBa * kT * d_out : 0) + kG * 2 * d_out * kWb;
-    if (l > 0) backward += kG * d_in * d_out * kWb;
-    backward += kG * 2 * d_in * d_out * kWb + kBa * kT * d_in * kC;
-  }
+  const std::uint64_t forward = backprop_forward_sram(1), backward = backprop_backward_sram();
   for (const char* link_bytes_per_cycle : {"0", "64"}) {
     std::vector<std::string> overrides = kOdd;
     overrides.push_back("--backprop.xstash=rebroadcast");

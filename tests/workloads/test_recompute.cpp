@@ -188,7 +188,7 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   // checkpoint back, and writes backprop's stash (X on every tile, Z where an activation follows); the
   // backward pass is backprop's.
   const std::uint64_t b_w = setup.bytes.weight;
-  std::uint64_t forward_sram = 0, recompute_sram = 0, backward_sram = 0;
+  std::uint64_t forward_sram = 0, recompute_sram = 0;
   for (std::uint32_t l = 0; l < L; ++l) {
     const std::uint64_t d_in = widths[l], d_out = widths[l + 1], cols = blocks[l].cols;
     const bool nonlinear = l + 1 < L;
@@ -196,13 +196,11 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
     forward_sram += parameters_read + (l % s == 0 ? b_a * T * d_in : 0);
     recompute_sram += parameters_read + b_a * T * d_in * cols + (nonlinear ? b_a * T * d_out : 0) +
                       (l % s == 0 ? b_a * T * d_in : 0);
-    backward_sram += (nonlinear ? b_a * T * d_out : 0) + G * 2 * d_out * b_w +
-                     (l > 0 ? G * d_in * d_out * b_w : 0) + G * 2 * d_in * d_out * b_w +
-                     b_a * T * d_in * cols;
   }
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::forward)], forward_sram);
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::recompute)], recompute_sram);
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)], backward_sram);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)],
+            testing_support::backprop_backward_sram(setup, T, G));
 
   // The signals: with one column per block the backward pass reaches a segment's last layer on its only
   // output tile, so the route is known without timing.
