@@ -4,8 +4,15 @@
 // closed forms of docs/forward-gradients.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <ostream>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/test_names.h"
 #include "tests/workloads/forward_gradient_support.h"
@@ -185,6 +192,82 @@ TEST(ForwardGradientCounts, TangentTrafficFollowsTheTrunksForwardMessagesOnOddSi
     EXPECT_EQ(hops.at(Phase::forward, MessageKind::host), T * f.host.byte_hops) << schedule;
   }
 }
+
+// The K scalars d_k, by formula (MODEL.md section 6, docs/forward-gradients.md): once per step, the output
+// tiles of the last trunk layer reduce their sums to the last of them, which broadcasts the totals to every
+// trunk tile. Each tree message is one K * b_p-byte `scalar` message of phase backward. When the trunk
+// tiles fill a rectangle (checked below), a member's nearest member on a shortest route from the root is
+// its neighbour, so each tree has one one-hop message per member but the root. The output row of a block is
+// always a line of neighbours.
+struct ScalarCase {
+  std::string schedule;
+  std::uint32_t trunk;  // layers
+  std::vector<std::string> overrides;
+};
+
+void PrintTo(const ScalarCase& c, std::ostream* os) {
+  *os << c.schedule << ", trunk of " << c.trunk << " layers";
+  for (const std::string& o : c.overrides) *os << " " << o;
+}
+
+class TangentScalarTraffic : public ::testing::TestWithParam<ScalarCase> {};
+
+TEST_P(TangentScalarTraffic, IsOneHopPerTreeMemberButTheRootPerStep) {
+  const ScalarCase& c = GetParam();
+  const std::uint64_t K = 3, b_p = 4, steps = 2;
+  auto o = c.overrides;
+  for (std::string extra :
+       {"--fg.tangents=3", "--machine.psum_bytes=4", "--train.steps=2", "--sim.arith=none"})
+    o.push_back(extra);
+  const RunSetup setup = setup_from_config(config_with(o));
+  // The trunk's tiles and their bounding box: the formula needs them to fill it.
+  std::set<std::pair<std::int32_t, std::int32_t>> trunk_tiles;
+  std::int32_t x0 = INT32_MAX, y0 = INT32_MAX, x1 = INT32_MIN, y1 = INT32_MIN;
+  for (std::uint32_t l = 0; l < c.trunk; ++l) {
+    const mappings::BlockLayout& b = setup.placement.blocks[l];
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j) {
+        const sim::Coord t = b.coord(i, j);
+        trunk_tiles.emplace(t.x, t.y);
+        x0 = std::min(x0, t.x), y0 = std::min(y0, t.y), x1 = std::max(x1, t.x), y1 = std::max(y1, t.y);
+      }
+  }
+  ASSERT_EQ(trunk_tiles.size(), static_cast<std::size_t>((x1 - x0 + 1) * (y1 - y0 + 1)))
+      << "the case's trunk must fill its bounding box";
+  const std::uint64_t holders = setup.placement.blocks[c.trunk - 1].cols;
+  const std::uint64_t messages = (holders - 1) + (trunk_tiles.size() - 1);
+
+  const RunResult r = run_with(o, c.schedule);
+  EXPECT_EQ(r.counters.messages.at(Phase::backward, MessageKind::scalar), steps * messages);
+  EXPECT_EQ(r.counters.byte_hops.at(Phase::backward, MessageKind::scalar), steps * messages * K * b_p);
+  EXPECT_EQ(r.counters.bytes.at(Phase::backward, MessageKind::scalar), steps * messages * K * b_p);
+  // With mse there is no other scalar (the loss's log-sum-exp chain is cross-entropy's).
+  EXPECT_EQ(r.counters.messages.kind_total(MessageKind::scalar), steps * messages);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, TangentScalarTraffic,
+    ::testing::Values(
+        // 4 layers of 2x2 on the zigzag: a 4x4 square; two holders.
+        ScalarCase{"forward-gradient",
+                   4,
+                   {"--model.widths=11,13,13,10,7", "--mapping.block=2x2", "--step.tokens=23",
+                    "--step.wavefront=5", "--model.loss=mse"}},
+        // 4 layers of 2x3 in rowmajor cells, two per row: a 6x4 rectangle; three holders.
+        ScalarCase{"forward-gradient",
+                   4,
+                   {"--model.widths=9,7,12,5,3", "--mapping.block=2x3", "--mapping.placement=rowmajor",
+                    "--step.tokens=13", "--step.wavefront=4", "--model.loss=mse"}},
+        // split-fg with a trunk of 2 layers of 3x3 on the zigzag: a 3x6 rectangle; three holders.
+        ScalarCase{"split-fg",
+                   2,
+                   {"--model.widths=11,13,10,7", "--mapping.block=3x3", "--splitfg.split=2",
+                    "--step.tokens=17", "--step.wavefront=4", "--model.loss=mse"}}),
+    [](const auto& param_info) {
+      const ScalarCase& c = param_info.param;
+      return testing_support::gtest_name(c.schedule + "_" + c.overrides[1].substr(16) + "_trunk" +
+                                         std::to_string(c.trunk));
+    });
 
 TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
   const std::vector<std::string> o = {"--model.widths=12,10,8,6", "--mapping.block=2x2", "--step.tokens=16",
