@@ -26,6 +26,13 @@ bool given_for_this_run(const sim::Config& config, const std::string& key) {
 
 }  // namespace
 
+bool sets_values_only(const std::string& key) {
+  static const std::vector<std::string> keys = {"sim.seed",  "train.lr",           "model.init_gain",
+                                                "data.task", "data.teacher_width", "data.mixture_spread",
+                                                "fg.seed",   "fg.tangent",         "splitfg.rho"};
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 bool run_reads(const std::string& key) {
   return !in_any_section(key, {"sweep", "compare", "kernel", "crossover", "theory"});
 }
@@ -47,6 +54,10 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
     }
   }
   if (!given_for_this_run(config, key)) return std::nullopt;
+  if (sets_values_only(key) && config.get_choice("sim.arith", {"none", "fp32", "fp64"}) == "none")
+    return IgnoredOption{
+        "only changes the values computed, and counting mode (sim.arith = none) computes none",
+        "set sim.arith=fp32 or fp64"};
   if (key == "check_tolerance" && !config.get_bool("check"))
     return IgnoredOption{"applies only to --check, which is not set", "add --check"};
   if (key == "data.teacher_width" || key == "data.mixture_spread") {

@@ -20,6 +20,11 @@ namespace spatialsim::cli {
 // read. Whether it reads it with the configured values is why_a_run_ignores.
 bool run_reads(const std::string& key);
 
+// Whether `key` changes only the numbers a run computes, never what it counts (the seed, the learning rate,
+// the data task, the tangents' distribution, ...): counting mode (sim.arith = none) ignores it. Each one's
+// counts are checked the same for two values (tests/cli/test_run_options.cpp).
+bool sets_values_only(const std::string& key);
+
 // Why a run that reads `key` ignores it with these values, and what would make it apply.
 struct IgnoredOption {
   std::string why;  // "is an option of schedule checkpoint, which is not selected (schedule = forward)"

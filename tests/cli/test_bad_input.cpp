@@ -112,6 +112,13 @@ const BadInputCase kCases[] = {
      "data.mixture_spread is the mixture task's spread, and data.task = teacher"},
     {"TeacherWidthWithTheMixtureTask", "--data.task=mixture --data.teacher_width=7",
      "data.teacher_width is the teacher task's width, and data.task = mixture"},
+    {"SeedInCountingMode", "--sim.arith=none --sim.seed=3",
+     "sim.seed only changes the values computed, and counting mode (sim.arith = none) computes none; remove "
+     "it "
+     "or set sim.arith=fp32 or fp64"},
+    {"LearningRateInACountingSweep", "sweep --sim.arith=none --vary train.lr=0.1,0.2 --out=s.h5",
+     "--vary train.lr: train.lr only changes the values computed, and counting mode (sim.arith = none) "
+     "computes none; do not vary it, or set sim.arith=fp32 or fp64"},
     {"TheorySideBySideWithoutForwardOrBackprop", "--theory_side_by_side --schedule=checkpoint",
      "theory_side_by_side compares forward's and backprop's counters with the closed forms, and schedule = "
      "checkpoint runs neither"},

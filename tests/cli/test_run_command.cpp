@@ -73,15 +73,15 @@ TEST_F(RunCommandTest, OptionOfAnUnselectedScheduleIsBadInput) {
 // but not from a config file, which may keep them for the runs they apply to (docs/cli.md).
 TEST_F(RunCommandTest, ConditionalOptionsFromAConfigFileAreAccepted) {
   std::ofstream(path("keep.ini")) << "check_tolerance = 1e-3\ntheory_side_by_side = true\n"
-                                     "data.teacher_width = 16\ndata.mixture_spread = 2\n";
-  const BinaryRun r = run("--config=keep.ini --data.task=mixture --schedule=checkpoint --sim.arith=none");
+                                     "data.teacher_width = 16\ndata.mixture_spread = 2\ntrain.lr = 0.1\n";
+  const BinaryRun r = run("--config=keep.ini --schedule=checkpoint --sim.arith=none");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Asked for by the file, the side by side says why it has nothing to show rather than print nothing.
   EXPECT_NE(r.out.find("nothing to compare: the closed forms are forward's and backprop's, and neither ran"),
             std::string::npos)
       << r.out;
   // On the command line, with what makes them apply, they are fine too.
-  EXPECT_EQ(run("--sim.arith=none --data.task=mixture --data.mixture_spread=2 --theory_side_by_side "
+  EXPECT_EQ(run("--data.task=mixture --data.mixture_spread=2 --theory_side_by_side "
                 "--schedule=checkpoint,backprop")
                 .exit_code,
             0);

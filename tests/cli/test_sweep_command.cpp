@@ -91,14 +91,15 @@ TEST_F(SweepCommandTest, ValueThatDoesNotParseExitsTwoNamingItAndNoFile) {
 }
 
 // A varied option that some of the sweep's runs read is fine (test_bad_input.cpp has those no run reads):
-// the checkpoint jobs differ by segment, the mixture points by spread.
+// the checkpoint jobs differ by segment, the mixture points by spread, the fp32 points by learning rate.
 TEST_F(SweepCommandTest, OptionsReadAtSomePointsMayBeVaried) {
   const SweepRun a =
       sweep("--sim.arith=none --vary checkpoint.segment=1,2 --schedule forward,checkpoint --out a.h5");
   EXPECT_EQ(a.exit_code, 0) << a.err;
-  const SweepRun b =
-      sweep("--sim.arith=none --vary data.task=teacher,mixture --vary data.mixture_spread=1,2 --out b.h5");
+  const SweepRun b = sweep("--vary data.task=teacher,mixture --vary data.mixture_spread=1,2 --out b.h5");
   EXPECT_EQ(b.exit_code, 0) << b.err;
+  const SweepRun c = sweep("--vary sim.arith=none,fp32 --vary train.lr=0.1,0.2 --out c.h5");
+  EXPECT_EQ(c.exit_code, 0) << c.err;
 }
 
 TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepthSquared) {

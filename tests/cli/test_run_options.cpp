@@ -1,0 +1,72 @@
+// What a run reads (cli/run_options.h): the options that change only the values a run computes leave
+// every count of a counting-mode run as it is, which is why `run` refuses them there (test_bad_input.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/run_options.h"
+#include "tests/workloads/network_test_support.h"
+
+namespace spatialsim::cli {
+namespace {
+
+using testing_support::config_with;
+using testing_support::run_with;
+
+// Every schedule whose counts one of the options could plausibly reach, on odd sizes, with a loss and an
+// optimizer that have traffic and state of their own, over two steps.
+const std::vector<std::string> kBase = {
+    "--model.widths=11,13,9,7", "--mapping.block=2x3", "--model.loss=cross-entropy", "--train.optimizer=adam",
+    "--train.steps=2",          "--step.tokens=13",    "--step.wavefront=4",         "--splitfg.split=2",
+    "--fg.tangents=3",          "--sim.arith=none"};
+const std::vector<std::string> kSchedules = {"forward", "backprop", "checkpoint", "forward-gradient",
+                                             "split-fg"};
+
+// A value other than the default for each value-only option.
+const std::vector<std::pair<std::string, std::string>> kValueOnly = {
+    {"sim.seed", "7"},        {"train.lr", "0.3"},          {"model.init_gain", "2"},
+    {"data.task", "mixture"}, {"data.teacher_width", "5"},  {"data.mixture_spread", "2"},
+    {"fg.seed", "9"},         {"fg.tangent", "rademacher"}, {"splitfg.rho", "0.3"}};
+
+// Whether setting `key` to `value` leaves every counter and per-tile count of every schedule unchanged.
+::testing::AssertionResult same_counts_with(const std::string& key, const std::string& value) {
+  auto changed = kBase;
+  changed.push_back("--" + key + "=" + value);
+  for (const std::string& schedule : kSchedules) {
+    const workloads::RunResult a = run_with(kBase, schedule);
+    const workloads::RunResult b = run_with(changed, schedule);
+    if (!(a.counters == b.counters) || !(a.tiles == b.tiles))
+      return ::testing::AssertionFailure()
+             << "--" << key << "=" << value << " changes " << schedule << "'s counts";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(RunOptions, ValueOnlyOptionsLeaveEveryCountOfACountingRunAsItIs) {
+  for (const auto& [key, value] : kValueOnly) {
+    EXPECT_TRUE(sets_values_only(key)) << key;
+    EXPECT_TRUE(same_counts_with(key, value));
+  }
+  // The table above covers every option the predicate names.
+  for (const std::string& key : config_with({}).keys()) {
+    if (!sets_values_only(key)) continue;
+    EXPECT_TRUE(
+        std::any_of(kValueOnly.begin(), kValueOnly.end(), [&](const auto& kv) { return kv.first == key; }))
+        << key << " is value-only but has no value here";
+  }
+}
+
+// The comparison can fail: options that change what is counted are not value-only, and change counts.
+TEST(RunOptions, OptionsThatChangeWhatIsCountedAreNotValueOnly) {
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"model.activation", "identity"}, {"train.optimizer", "sgd"}, {"model.loss", "mse"}}) {
+    EXPECT_FALSE(sets_values_only(key)) << key;
+    EXPECT_FALSE(same_counts_with(key, value)) << key;
+  }
+}
+
+}  // namespace
+}  // namespace spatialsim::cli
