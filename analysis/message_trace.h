@@ -32,7 +32,7 @@ struct MessageRecord {
   sim::TileId src = 0;  // sim::kHostTile for the host at the grid edge
   sim::TileId dst = 0;
   std::uint32_t hops = 0;
-  std::uint32_t layer = 0;      // message.group
+  std::uint32_t layer = 0;      // message.group: the layer whose tiles receive it (docs/traces-and-plots.md)
   std::uint32_t wavefront = 0;  // message.serial
   std::uint32_t step = 0;
   sim::MessageKind kind = sim::MessageKind::lane;

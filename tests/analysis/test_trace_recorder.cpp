@@ -180,6 +180,38 @@ TEST(MessageTraceRecorder, RecordsOfATrainingRunAddUpToItsCounters) {
   EXPECT_EQ(peak, traced.counters.peak_stash_bytes);
 }
 
+// A message's layer is the layer whose tiles receive it (docs/traces-and-plots.md), for the network program
+// and the reversible program alike (whose messages along the coupling edges once carried the edge's id).
+TEST(MessageTraceRecorder, EveryMessagesLayerIsTheLayerWhoseTileReceivesIt) {
+  for (const auto& [kind, schedule] : {std::pair{"mlp", "backprop"}, std::pair{"mlp", "checkpoint"},
+                                       std::pair{"reversible", "reversible"}}) {
+    const sim::Config config = testing_support::config_with(
+        {std::string("--model.kind=") + kind, "--model.depth=2", "--model.width=12", "--model.inputs=7",
+         "--model.outputs=5", "--mapping.block=2x3", "--step.tokens=9", "--step.wavefront=4",
+         "--sim.arith=none"});
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    std::map<sim::TileId, std::uint32_t> layer_of;
+    for (std::uint32_t l = 0; l < setup.placement.blocks.size(); ++l) {
+      const mappings::BlockLayout& b = setup.placement.blocks[l];
+      for (std::uint32_t i = 0; i < b.rows; ++i)
+        for (std::uint32_t j = 0; j < b.cols; ++j) {
+          const sim::Coord c = b.coord(i, j);
+          layer_of[c.y * setup.grid_width + c.x] = l;
+        }
+    }
+    MessageTraceRecorder recorder;
+    workloads::run_schedule(setup, config, schedule, {.observer = &recorder});
+    const TraceData& t = recorder.data();
+    ASSERT_FALSE(t.messages.empty()) << schedule;
+    for (const MessageRecord& m : t.messages) {
+      ASSERT_NE(m.dst, sim::kHostTile) << schedule;  // nothing leaves the grid
+      ASSERT_EQ(m.layer, layer_of.at(m.dst))
+          << schedule << ": a " << sim::name(m.kind) << " message to tile " << m.dst;
+    }
+    EXPECT_EQ(t.layers, setup.placement.blocks.size()) << schedule;
+  }
+}
+
 class TraceWriterTest : public testing::ScratchDirTest {
  protected:
   static TraceData small_trace() {

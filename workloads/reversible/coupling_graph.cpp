@@ -96,6 +96,8 @@ std::uint32_t CouplingGraph::add_edge(CouplingEdge edge, const std::vector<Range
     m_skip_into[edge.skip_value] = id;
     m_skip_out[edge.value] = id;
   }
+  m_first_transfer.push_back(static_cast<std::uint32_t>(m_transfers.size()));
+  for (std::uint32_t t = 0; t < edge.plan.transfers.size(); ++t) m_transfers.push_back({id, t});
   m_edges.push_back(std::move(edge));
   return id;
 }

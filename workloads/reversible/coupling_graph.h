@@ -63,6 +63,16 @@ class CouplingGraph {
   std::uint32_t home_offset(std::uint32_t value, std::uint32_t j) const { return m_home_offset[value][j]; }
 
   const CouplingEdge& edge(std::uint32_t id) const { return m_edges[id]; }
+  // Every edge's transfers, numbered in one sequence: a message names its edge and transfer in one field
+  // (Message::slot), so that Message::group can name the layer it reaches, as everywhere else.
+  struct TransferRef {
+    std::uint32_t edge = 0;
+    std::uint32_t transfer = 0;  // index into edge(edge).plan.transfers
+  };
+  std::uint32_t transfer_slot(std::uint32_t edge, std::uint32_t transfer) const {
+    return m_first_transfer[edge] + transfer;
+  }
+  const TransferRef& transfer_at(std::uint32_t slot) const { return m_transfers[slot]; }
   const std::vector<std::uint32_t>& out_edges(std::uint32_t value) const { return m_out[value]; }
   const std::vector<std::uint32_t>& lanes_into(std::uint32_t layer) const { return m_lanes_into[layer]; }
   std::uint32_t skip_into(std::uint32_t value) const { return m_skip_into[value]; }  // kNone for a_0, b_0
@@ -84,6 +94,8 @@ class CouplingGraph {
   std::vector<std::vector<mappings::Range>> m_home_ranges;
   std::vector<std::vector<std::uint32_t>> m_home_offset;
   std::vector<CouplingEdge> m_edges;
+  std::vector<std::uint32_t> m_first_transfer;  // per edge: its first transfer's slot
+  std::vector<TransferRef> m_transfers;         // per slot
   std::vector<std::vector<std::uint32_t>> m_out;
   std::vector<std::vector<std::uint32_t>> m_lanes_into;
   std::vector<std::uint32_t> m_skip_into;

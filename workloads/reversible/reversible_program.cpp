@@ -181,9 +181,9 @@ void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, s
                              .phase = phase,
                              .depth = depth,
                              .port = static_cast<std::uint32_t>(Port::value),
-                             .group = edge,
+                             .group = e.layer,
                              .serial = wf,
-                             .slot = id},
+                             .slot = m_graph.transfer_slot(edge, id)},
                 std::max(ready, engine.now()),
                 slice_columns(v, tr.features.begin - home.begin, tr.features.size));
   }
@@ -233,8 +233,9 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
 
 template <typename T>
 void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message& m) {
-  const CouplingEdge& e = m_graph.edge(m.group);
-  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
+  const CouplingEdge& e = m_graph.edge(ref.edge);
+  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
   const std::uint32_t at = tr.consumer_row;  // a lane (lanes) or a home column (skip)
   const std::uint32_t offset = e.consumer_offset[at] + tr.features.begin - e.consumer_ranges[at].begin;
   auto& consumer = block(e.layer);
@@ -388,8 +389,9 @@ void ReversibleProgram<T>::measure_drift(std::uint32_t value, std::uint32_t wf, 
 
 template <typename T>
 void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim::Message& m) {
-  const CouplingEdge& e = m_graph.edge(m.group);
-  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
+  const CouplingEdge& e = m_graph.edge(ref.edge);
+  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
   const std::uint32_t value = e.value;
   const std::uint32_t j = tr.producer_col;
   const Range r = home_range(value, j);
@@ -443,9 +445,9 @@ void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t
                                .phase = Phase::backward,
                                .depth = depth,
                                .port = static_cast<std::uint32_t>(Port::gradient),
-                               .group = edge_id,
+                               .group = m_graph.home_layer(e.value),
                                .serial = wf,
-                               .slot = id},
+                               .slot = m_graph.transfer_slot(edge_id, id)},
                   ready, slice_columns(dx, at, tr.features.size));
     }
   }
@@ -453,8 +455,9 @@ void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t
 
 template <typename T>
 void ReversibleProgram<T>::receive_gradient(sim::Engine& engine, const sim::Message& m) {
-  const CouplingEdge& e = m_graph.edge(m.group);
-  const mappings::Transfer& tr = e.plan.transfers[m.slot];
+  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
+  const CouplingEdge& e = m_graph.edge(ref.edge);
+  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
   const std::uint32_t value = e.value;
   const std::uint32_t j = tr.producer_col;
   const Range r = home_range(value, j);
@@ -565,9 +568,9 @@ void ReversibleProgram<T>::send_to_skip_home(sim::Engine& engine, std::uint32_t 
                              .phase = phase,
                              .depth = depth,
                              .port = static_cast<std::uint32_t>(port),
-                             .group = edge_id,
+                             .group = m_graph.home_layer(e.value),
                              .serial = wf,
-                             .slot = id},
+                             .slot = m_graph.transfer_slot(edge_id, id)},
                 ready, slice_columns(values, tr.features.begin - r.begin, tr.features.size));
   }
 }
