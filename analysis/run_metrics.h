@@ -3,8 +3,9 @@
 // console table, the HDF5 results file and the sweep table all use (MODEL.md section 3).
 //
 // Usage:
-//   for (const Metric& m : run_metrics(result, prices)) std::cout << m.name << " " << m.text() << " " <<
-//   m.unit; EnergyBreakdown e = energy(result.counters, prices);
+//   for (const Metric& m : run_metrics(result, prices))
+//     std::cout << m.name << " " << m.text() << " " << m.unit << "\n";
+//   EnergyBreakdown e = energy(result.counters, prices);
 
 #include <cstdint>
 #include <string>

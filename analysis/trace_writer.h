@@ -6,8 +6,9 @@
 //   analysis::RunTraces traces(schedules.size(), /*enabled=*/true);
 //   auto results = workloads::run_schedules(setup, config, schedules, traces.observers());
 //   Hdf5File file(out);  write_results(file, config, setup, results, version);
-//   for (std::size_t k = 0; k < results.size(); ++k) write_trace(file, run_group(results[k].schedule),
-//   traces.data(k)); file.commit();
+//   for (std::size_t k = 0; k < results.size(); ++k)
+//     write_trace(file, run_group(results[k].schedule), traces.data(k));
+//   file.commit();
 
 #include <cstddef>
 #include <memory>

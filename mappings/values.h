@@ -33,8 +33,7 @@ ValuesPtr<T> values_of(const sim::PayloadPtr& payload) {
   return std::static_pointer_cast<const Values<T>>(payload);
 }
 
-// Columns [first, first + count) of v: v itself (shared, not copied) when that is all of it; null in
-// counting mode. How a slice of one tile's output becomes the piece another tile needs.
+// Columns [first, first + count) of v, copied (slice_columns' copying half, out of line).
 template <typename T>
 [[gnu::noinline]] ValuesPtr<T> copy_columns(const sim::Matrix<T>& v, std::uint32_t first,
                                             std::uint32_t count) {
@@ -43,6 +42,8 @@ template <typename T>
     for (std::uint32_t k = 0; k < count; ++k) out(t, k) = v(t, first + k);
   return make_values(std::move(out));
 }
+// Columns [first, first + count) of v: v itself (shared, not copied) when that is all of it; null in
+// counting mode. How a slice of one tile's output becomes the piece another tile needs.
 template <typename T>
 ValuesPtr<T> slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint32_t count) {
   if (!v) return nullptr;
@@ -50,8 +51,7 @@ ValuesPtr<T> slice_columns(const ValuesPtr<T>& v, std::uint32_t first, std::uint
   return copy_columns(v->matrix, first, count);
 }
 
-// a + sign * b, elementwise (a partial sum joining the running one, or a reconstruction); null in
-// counting mode.
+// a + sign * b, elementwise, in a new matrix (combine's arithmetic, out of line).
 template <typename T>
 [[gnu::noinline]] ValuesPtr<T> add_scaled(const sim::Matrix<T>& a, const sim::Matrix<T>& b, T sign) {
   sim::Matrix<T> out = a;
@@ -60,6 +60,8 @@ template <typename T>
   for (std::size_t k = 0; k < out.size(); ++k) o[k] += sign * bv[k];
   return make_values(std::move(out));
 }
+// a + sign * b, elementwise (a partial sum joining the running one, or a reconstruction); null in
+// counting mode.
 template <typename T>
 ValuesPtr<T> combine(const ValuesPtr<T>& a, const ValuesPtr<T>& b, T sign) {
   if (!a || !b) return nullptr;

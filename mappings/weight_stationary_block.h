@@ -55,7 +55,7 @@ constexpr bool prepares_backward(XStash stash) {
 
 // message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
 // tangent_shadow: the byte count of the tangent streams riding with a forward message (values travel in the
-// primal message's payload); delivered and ignored.
+// primal message's payload); its delivery only ends its share of the pass's liveness.
 enum class BlockPort : std::uint32_t { lane = 1, psum, grad_column, grad_share, rebroadcast, tangent_shadow };
 inline constexpr std::uint32_t kFirstProgramPort = 16;
 

@@ -10,8 +10,8 @@
 
 namespace spatialsim::sim {
 
-// Every count stays below this: front ends refuse sizes whose counts could reach it (an over-estimate,
-// workloads::pass_bound for runs), so that no 64-bit counter wraps. A long double: bounds are computed in it,
+// Every count stays below this: front ends refuse sizes whose counts could reach it (each with its own
+// over-estimate), so that no 64-bit counter wraps. A long double: bounds are computed in it,
 // never overflowing, whatever the sizes asked for.
 inline constexpr long double kCountLimit = 4611686018427387904.0L;  // 2^62
 
@@ -22,8 +22,8 @@ struct Counters {
   std::array<std::uint64_t, kPhaseCount> flops{};       // 2 per multiply-add performed
   std::array<std::uint64_t, kPhaseCount> sram_bytes{};  // tile-local reads and writes
   std::uint64_t events = 0;                             // deliveries processed by the engine
-  Cycle makespan_cycles = 0;                            // cycle of the last event
-  std::uint32_t depth = 0;                              // max depth stamp of any value delivered or computed
+  Cycle makespan_cycles = 0;  // cycle of the last event, or the end of the last compute if later
+  std::uint32_t depth = 0;    // max depth stamp of any value delivered or computed
   // Storage, from the ledger's timeline.
   std::uint64_t inflight_byte_cycles = 0;   // integral of all tiles' stash bytes over time
   std::uint64_t peak_stash_bytes = 0;       // max over time of the total stash

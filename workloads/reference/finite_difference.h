@@ -5,7 +5,8 @@
 //
 // Usage:
 //   double fd = reference::weight_central_difference(net, x, targets, /*layer=*/1, /*row=*/2, /*col=*/0,
-//   1e-5); double g = reference::gradients(net, x, targets).weights[1](2, 0);   // fd == g to ~1e-9 relative
+//                                                    /*h=*/1e-5);
+//   double g = reference::gradients(net, x, targets).weights[1](2, 0);   // fd == g to ~1e-9 relative
 //
 // Step size: the truncation error is O(h^2 f''') and the round-off O(eps |f| / h); h ~ 1e-5 balances them
 // in fp64 for O(1) losses. None of these helpers can see a kink (relu at 0): keep pre-activations at least

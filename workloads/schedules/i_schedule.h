@@ -52,7 +52,8 @@ class Schedule {
   // loss, and the step ends with every tile updating its own slice.
   virtual bool runs_backward() const = 0;
   // Contract: null when the forward pass left what `layer`'s backward pass needs; otherwise the episode
-  // that recomputes it, the same for every wavefront. Called when the output gradient reaches `layer`.
+  // that recomputes it, the same for every wavefront. Asked once per layer when the program is built: the
+  // answer must not change.
   virtual const RecomputeEpisode* recompute_before_backward(std::uint32_t /*layer*/) const { return nullptr; }
   // Contract: null for exact schedules. Otherwise the forward-gradient plan, the same for every step;
   // forward_stash(layer) is XStash::none for every trunk layer, and runs_backward() is true (the step ends
