@@ -8,7 +8,7 @@
 //   cfg.set("model.depth", "8", "command line");
 //   std::uint64_t depth = cfg.get_positive("model.depth");
 //   auto [r, c] = cfg.get_dims("mapping.block");          // "4x4"
-//   std::string act = cfg.get_choice("model.activation", {"relu", "tanh", "gelu", "identity"});
+//   std::string topology = cfg.get_choice("machine.topology", {"mesh", "torus"});
 //
 // Contract: getters never clamp or guess; a value that does not parse completely is an error.
 

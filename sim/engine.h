@@ -91,7 +91,7 @@ class Engine {
     m_counters.sram_bytes[index(phase)] += bytes;
     m_tile_counters.sram_bytes[tile] += bytes;
   }
-  // Storage: written or released at now(). `group` labels the change for observers (a layer, say).
+  // Storage: written or released at now(). `group` labels the change for observers (the program's own label).
   void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
     m_ledger.add(tile, category, bytes, m_now);
     if (!m_observers.empty()) notify_storage(tile, category, static_cast<std::int64_t>(bytes), group);

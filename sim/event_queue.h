@@ -9,7 +9,7 @@
 //
 // Contract: push(at) with at >= the cycle of the last pop (the engine never schedules into the past).
 //
-// Why a calendar: a pipelined run keeps thousands of events pending (every wavefront's injection is
+// Why a calendar: a pipelined run keeps thousands of events pending (every injection of inputs is
 // scheduled up front), almost all of them a few cycles ahead. A binary heap paid ~log2(n) sift levels per
 // event (a third of the counting-mode run time, docs/performance.md). Here events within kWindow cycles
 // of the clock go straight into a FIFO per cycle, which keeps the insertion order for free; events further
@@ -17,7 +17,7 @@
 // reaches them. A FIFO therefore holds its far arrivals first and then direct pushes, all of which were
 // scheduled later: the (cycle, sequence) order is exact.
 //
-// Far events mostly come in order (a program scheduling its timers up front, one per wavefront): those wait
+// Far events mostly come in order (a program scheduling its timers up front, one per injection): those wait
 // in an ordered FIFO, which admits them without heap operations; an event scheduled earlier than the
 // FIFO's last waits in a heap keyed by (cycle, sequence), and admission takes whichever of the two is first.
 

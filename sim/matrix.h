@@ -2,8 +2,8 @@
 // A dense row-major matrix of values, the unit of tile arithmetic and of message payloads.
 //
 // Usage:
-//   sim::Matrix<float> x(tokens, width);   // zero-filled
-//   x(t, k) = 1.0f;  float* row = x.row(t);
+//   sim::Matrix<float> m(rows, cols);   // zero-filled
+//   m(r, c) = 1.0f;  float* row = m.row(r);
 
 #include <cstddef>
 #include <cstdint>

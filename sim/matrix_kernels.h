@@ -3,9 +3,9 @@
 // element by element. All matrices are row-major and contiguous.
 //
 // Usage:
-//   sim::multiply(x, w, y);                  // y = x w
-//   sim::multiply_add_at_b(x, dz, dw);       // dw += x^T dz
-//   sim::multiply_a_bt(dz, w, dx);           // dx = dz w^T
+//   sim::multiply(a, b, c);                  // c = a b
+//   sim::multiply_add_at_b(a, b, c);         // c += a^T b
+//   sim::multiply_a_bt(a, b, c);             // c = a b^T
 
 #include "sim/matrix.h"
 

@@ -34,7 +34,8 @@ struct Message {
   Phase phase = Phase::forward;
   // Depth stamp. On send: the sender's stamp of the value. On delivery: sender's stamp + hops.
   std::uint32_t depth = 0;
-  // Routing tags for the receiving program (for example an operation, a layer and a wavefront).
+  // Routing tags for the receiving program (for example an operation, a group of tiles and a sequence
+  // number).
   // The engine never looks at them; tracing records `group` and `serial`.
   std::uint32_t port = 0;
   std::uint32_t group = 0;

@@ -5,7 +5,8 @@
 //
 // Usage (in a component's .cpp):
 //   namespace { const sim::OptionRegistration options{
-//       {"backprop.xstash", "choice", "replicate|rebroadcast: how dW finds the layer inputs"}}; }
+//       {"machine.topology", "choice", "mesh | torus: links between the four neighbours, wrapping or not"}};
+//       }
 
 #include <initializer_list>
 #include <string>

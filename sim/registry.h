@@ -1,16 +1,16 @@
 #pragma once
-// A registry of named implementations of one interface (schedules, placements, activations, ...).
+// A registry of named implementations of one interface (schedules, placements, optimizers, kernels, ...).
 // Each implementation registers itself from its own file with a static Registration object, under the
 // name users write in the config, with a one-line description that `spatialsim --list` prints.
 //
 // Usage (in the implementation's .cpp):
-//   namespace { const sim::Registry<Schedule>::Registration reg{
-//       "backprop", "exact reverse pass; stashes every layer's inputs",
-//       [](const sim::Config& cfg) { return std::make_unique<Backprop>(cfg); }}; }
-//   auto s = sim::Registry<Schedule>::create("backprop", cfg);
+//   namespace { const sim::Registry<Placement>::Registration reg{
+//       "rowmajor", "naive: equal cells in row-major order",
+//       [](const sim::Config&) { return std::make_unique<RowMajorPlacement>(); }}; }
+//   auto p = sim::Registry<Placement>::create("rowmajor", cfg);
 //
 // The heading `spatialsim --list` prints above a registry comes from the interface itself:
-//   class Schedule { public: static constexpr std::string_view kRegistryHeading = "schedules"; ... };
+//   class Placement { public: static constexpr std::string_view kRegistryHeading = "placements"; ... };
 // Without it the demangled interface name is used. Every registry that has at least one registration
 // appears in sim::registry_catalogue(), so the front end lists them all without knowing their types.
 

@@ -1,7 +1,11 @@
 #pragma once
 // Basic vocabulary of the engine: ids, time, and the enums that index every counter.
-// The engine knows nothing of neural networks: a message kind or a phase is a label the caller chooses
-// from this fixed list, so that counters can be indexed by it without string lookups on the event path.
+// The labels are MODEL.md section 3's: the kinds, phases and storage categories the counts are reported
+// by, which is why their comments speak of layers and gradients. The engine only indexes counters with
+// whatever label the caller gives (a fixed list, so no string lookups on the event path) and never
+// branches on one, except to report the stash and tangent categories' integrals and peaks
+// (Engine::finish). The collective kernels (kernels/), which have no layers, label their messages with the
+// nearest kind (docs/kernels.md).
 
 #include <array>
 #include <cstddef>
