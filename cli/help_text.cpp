@@ -31,6 +31,24 @@ std::string section_of(const std::string& key) {
   return dot == std::string::npos ? std::string() : key.substr(0, dot);
 }
 
+// The names an option accepts when they come from a registry (whose heading ends in "(key)"), the
+// activations, the losses or the energy presets, so that no help line lists them by hand; empty for other
+// options.
+std::string registered_names(const std::string& key, const std::vector<sim::CatalogueListing>& catalogue) {
+  std::vector<std::string> names;
+  const std::string suffix = "(" + key + ")";
+  for (const auto& listing : catalogue)
+    if (listing.heading.size() > suffix.size() && listing.heading.ends_with(suffix))
+      for (const auto& item : listing.items) names.push_back(item.first);
+  if (key == "energy.preset")
+    for (const auto& preset : sim::energy_presets()) names.push_back(preset.name);
+  if (key == "model.activation") names = mappings::activation_names();
+  if (key == "model.loss") names = workloads::loss_names();
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
 
 void print_help(std::ostream& out, const std::string& command, std::string_view default_ini) {
@@ -57,6 +75,7 @@ void print_help(std::ostream& out, const std::string& command, std::string_view 
       print_row(out, "--" + alias.option + (alias.is_flag ? "" : " VALUE"), "same as --" + alias.key);
 
   // Top-level options first, then one group per section in alphabetical order.
+  const auto catalogue = sim::registry_catalogue();
   std::map<std::string, std::vector<const sim::OptionSpec*>> by_section;
   for (const auto& spec : sim::OptionTable::all()) by_section[section_of(spec.key)].push_back(&spec);
   for (const auto& [section, specs] : by_section) {
@@ -69,6 +88,8 @@ void print_help(std::ostream& out, const std::string& command, std::string_view 
       }
       print_row(out, "--" + spec->key + " <" + spec->unit + ">", "default " + shown_default);
       out << "  " << std::string(kNameColumn, ' ') << ' ' << spec->help << '\n';
+      if (const std::string names = registered_names(spec->key, catalogue); !names.empty())
+        out << "  " << std::string(kNameColumn, ' ') << " registered: " << names << '\n';
     }
   }
 }

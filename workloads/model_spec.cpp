@@ -16,9 +16,9 @@ const sim::OptionRegistration options{
     {"model.depth", "layers",
      "number of layers L >= 1 (with inputs/width/outputs); model.kind=reversible: coupling blocks"},
     {"model.outputs", "elements", "output width d_L (with inputs/width/depth)"},
-    {"model.activation", "choice", "relu|tanh|gelu|identity, after every layer but the last"},
+    {"model.activation", "choice", "the nonlinearity after every layer but the last"},
     {"model.bias", "bool", "whether layers add a bias"},
-    {"model.loss", "choice", "mse|cross-entropy, mean over the step's tokens"},
+    {"model.loss", "choice", "the training loss, a mean over the step's tokens"},
     {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)"},
 };
 

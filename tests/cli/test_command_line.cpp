@@ -424,6 +424,18 @@ TEST(Binary, HelpAndListExitZero) {
   const auto help = run_binary("--help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--sweep.resume <bool>"), std::string::npos);
+  // An option whose values are a registry's names, the activations, the losses or the presets lists them
+  // from where they are registered, under its help line.
+  for (const char* key : {"mapping.placement", "train.optimizer", "schedule", "model.activation",
+                          "model.loss", "energy.preset"}) {
+    const auto at = help.out.find(std::string("--") + key + " <");
+    ASSERT_NE(at, std::string::npos) << key;
+    const auto next = help.out.find("\n  --", at + 1);
+    const std::string entry = help.out.substr(at, next - at);
+    EXPECT_NE(entry.find("registered: "), std::string::npos) << entry;
+  }
+  EXPECT_NE(help.out.find("registered: rowmajor, zigzag"), std::string::npos);
+  EXPECT_NE(help.out.find("registered: dally2023, dally2022"), std::string::npos);
   const auto list = run_binary("--list");
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.out.find("\n  version "), std::string::npos) << list.out;
