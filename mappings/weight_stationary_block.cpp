@@ -240,7 +240,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
     if (m_spec.input_tangents) send_tangent_shadow(engine, pass.live, f.lane, wf, phase, depth, ready);
   }
 
-  const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::entry_only && f.lane_entry);
+  const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::rebroadcast && f.lane_entry);
   if (keep) {
     StashState& st = m_stashes.at(wf);
     engine.store(id, StorageCategory::stash, xb, m_spec.layer);
@@ -298,7 +298,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
     return;
   }
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
-  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  const bool nonlinear = has_nonlinearity();
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
   // The activation derivative needs Z in the backward pass: it stays on the output tile.
   StashState* st = nullptr;
@@ -329,7 +329,7 @@ void WeightStationaryBlock<T>::send_tangent_shadow(sim::Engine& engine, std::uin
 template <typename T>
 void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                                               ValuesPtr<T> dy, std::uint32_t depth, Cycle ready) {
-  // The stash can be empty already when this is not the first column (entry_only: the lane entries have
+  // The stash can be empty already when this is not the first column (rebroadcast: the lane entries have
   // done their dW); the running backward pass keeps the policy.
   StashState* st = m_stashes.find(wf);
   BackwardPassState* running = m_backward_passes.find(wf);
@@ -339,7 +339,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
   bp.policy = policy;
   const std::uint32_t k = local(m_spec.layout.output_row(), col);
   TileSlice& t = m_tiles[k];
-  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  const bool nonlinear = has_nonlinearity();
   ValuesPtr<T> dz = std::move(dy);
   if (nonlinear) {
     if (st == nullptr) throw std::logic_error("block: backward pass without its stashed Z");
@@ -399,12 +399,12 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
   const XStash stash = bp.policy;
-  if (stash == XStash::replicate || (stash == XStash::entry_only && f.lane_entry)) {
+  if (stash == XStash::replicate || (stash == XStash::rebroadcast && f.lane_entry)) {
     if (m_spec.with_values) bs.x = held_stash(wf).x[k];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;
   }
-  if (stash == XStash::entry_only && f.lane_entry && !f.lane_exit) {
+  if (stash == XStash::rebroadcast && f.lane_entry && !f.lane_exit) {
     // The lane entry sends its stashed inputs along the row again, for the other tiles' dW.
     send(engine, bp.live, f.rebroadcast, wf, Phase::backward, depth, ready, bs.x);
   }

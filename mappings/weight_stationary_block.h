@@ -42,15 +42,15 @@ namespace spatialsim::mappings {
 
 // What a forward pass leaves behind for the backward pass of the same wavefront.
 enum class XStash : std::uint8_t {
-  none,        // nothing (inference, or layers that will be recomputed)
-  replicate,   // every tile of row i keeps X[:, I_i]; output tiles keep Z if the activation needs it
-  entry_only,  // only the lane entry keeps X[:, I_i] and rebroadcasts it along the row in backward
-  checkpoint,  // only the lane entry keeps X[:, I_i], as a restart point for recomputing (no backward)
+  none,         // nothing (inference, or layers that will be recomputed)
+  replicate,    // every tile of row i keeps X[:, I_i]; output tiles keep Z if the activation needs it
+  rebroadcast,  // only the lane entry keeps X[:, I_i] and rebroadcasts it along the row in backward
+  checkpoint,   // only the lane entry keeps X[:, I_i], as a restart point for recomputing (no backward)
 };
 
 // Whether a forward pass under `stash` leaves what this layer's own backward pass needs.
 constexpr bool prepares_backward(XStash stash) {
-  return stash == XStash::replicate || stash == XStash::entry_only;
+  return stash == XStash::replicate || stash == XStash::rebroadcast;
 }
 
 // message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
@@ -276,7 +276,7 @@ class WeightStationaryBlock {
   // each of its messages goes (a template of a tile without that neighbour is unused), and its sizes.
   struct TileFlows {
     MessageTemplate lane;         // X[:, I_i] to the next tile of the lane (forward)
-    MessageTemplate rebroadcast;  // the same path in the backward pass (XStash::entry_only)
+    MessageTemplate rebroadcast;  // the same path in the backward pass (XStash::rebroadcast)
     MessageTemplate psum;         // partial sums to the next tile of the column, toward the output row
     MessageTemplate grad_column;  // dZ[:, J_j] back along the column
     MessageTemplate grad_share;   // the share of dX[:, I_i] back along the row, toward the lane entry
@@ -295,6 +295,10 @@ class WeightStationaryBlock {
                 sim::Matrix<double>& weights, std::vector<double>& bias) const;
   std::uint32_t local(std::uint32_t i, std::uint32_t j) const { return i * m_spec.layout.cols + j; }
   std::uint32_t tokens(std::uint32_t wf) const { return m_spec.wavefront_tokens[wf]; }
+  // Whether the outputs go through a nonlinearity, whose derivative needs Z in the backward pass.
+  bool has_nonlinearity() const {
+    return m_spec.apply_activation && m_spec.activation != Activation::identity;
+  }
   // Wavefront wf's X[:, I_i] and Y[:, J_j] (on a link or in a stash) at tile k = (i, j).
   std::uint64_t x_bytes(std::uint32_t wf, std::uint32_t k) const;
   std::uint64_t y_bytes(std::uint32_t wf, std::uint32_t k) const;

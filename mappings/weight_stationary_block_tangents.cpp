@@ -21,7 +21,7 @@ void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, PassSt
   if (prepares_backward(pass.stash))
     throw std::logic_error("block: a tangent-carrying layer cannot prepare a backward pass");
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
-  const bool nonlinear = m_spec.apply_activation && m_spec.activation != Activation::identity;
+  const bool nonlinear = has_nonlinearity();
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
   ValuesPtr<T> y = sum;
   if (m_spec.with_values) {

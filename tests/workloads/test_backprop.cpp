@@ -236,7 +236,7 @@ TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const RunSetup setup = setup_from_config(config_with(overrides));
   const std::uint32_t L = setup.model.layers();
   const std::vector<std::uint32_t>& widths = setup.model.widths;
-  const bool entry_only = c.xstash == "rebroadcast";
+  const bool rebroadcast = c.xstash == "rebroadcast";
 
   using testing_support::for_each_piece;
   using testing_support::manhattan;
@@ -294,13 +294,13 @@ TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
       for (std::uint32_t j = 0; j < b.cols; ++j) {
         dz[i * b.cols + j] = start[j] + manhattan(b.coord(i, j), b.output_tile(j));
         latest = std::max(latest, dz[i * b.cols + j]);
-        if (!entry_only || j == b.entry_col()) {
+        if (!rebroadcast || j == b.entry_col()) {
           per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
           stash.push_back(
               {b.coord(i, j), x_arrival[l][i * b.cols + j], dz[i * b.cols + j], b_a * row_sizes[i]});
         }
       }
-    if (entry_only)  // the lane entry sends its X along the row again once its dZ is in
+    if (rebroadcast)  // the lane entry sends its X along the row again once its dZ is in
       for (std::uint32_t i = 0; i < b.rows; ++i)
         for (std::uint32_t j = 0; j < b.cols; ++j)
           latest =

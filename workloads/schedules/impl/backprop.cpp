@@ -22,7 +22,7 @@ class Backprop final : public Schedule {
   explicit Backprop(const sim::Config& config)
       : m_stash(config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "replicate"
                     ? mappings::XStash::replicate
-                    : mappings::XStash::entry_only) {}
+                    : mappings::XStash::rebroadcast) {}
   mappings::XStash forward_stash(std::uint32_t) const override { return m_stash; }
   bool runs_backward() const override { return true; }
 
