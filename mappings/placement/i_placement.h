@@ -38,8 +38,4 @@ class PlacementStrategy {
 
 using PlacementRegistry = sim::Registry<PlacementStrategy>;
 
-// Shifts blocks so that the bounding box starts at (0, 0), sets width and height, and throws
-// std::logic_error if two blocks share a tile. Shared by the implementations.
-Placement finish_placement(std::vector<BlockLayout> blocks);
-
 }  // namespace spatialsim::mappings

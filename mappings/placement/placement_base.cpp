@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "mappings/placement/i_placement.h"
+#include "mappings/placement/placement_base.h"
 
 namespace spatialsim::mappings {
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "mappings/placement/i_placement.h"
+#include "mappings/placement/placement_base.h"
 
 namespace spatialsim::mappings {
 namespace {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "mappings/placement/i_placement.h"
+#include "mappings/placement/placement_base.h"
 
 namespace spatialsim::mappings {
 namespace {
