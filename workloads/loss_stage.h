@@ -10,7 +10,7 @@
 // because no schedule needs it on the grid.
 //
 // Usage:
-//   LossStage<float> stage(setup, grid, listener);
+//   LossStage<float> stage(setup, listener);
 //   stage.on_target(engine, wf, col, target, depth);       // from the host
 //   stage.on_output(engine, wf, col, y, depth, ready);      // from the last block
 //   ... listener.on_loss_gradient(engine, wf, col, dy, depth, ready) when dL/dy is known

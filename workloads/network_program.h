@@ -160,7 +160,8 @@ class NetworkProgram final : public sim::MessageHandler,
   void begin_forward_gradient_step();
   // Value streams a forward message into `layer` carries: 1 + K inside the trunk, else 1.
   std::uint64_t streams(std::uint32_t layer) const { return layer < m_trunk ? 1 + m_fg->tangents : 1; }
-  // Counts the tangent streams riding with a redistributed piece of `primal_bytes`.
+  // Counts the tangent streams riding with the redistributed piece `primal`: a companion message on its
+  // route, K times its bytes, with no values.
   void send_tangent_shadow(sim::Engine& engine, const sim::Message& primal, sim::Cycle ready);
   // split-fg: keeps the split layer's output tangents on its output tile and returns the primal rows.
   mappings::ValuesPtr<T> split_off_tangents(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,

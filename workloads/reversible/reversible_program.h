@@ -145,7 +145,8 @@ class ReversibleProgram final : public sim::MessageHandler,
                            const mappings::ValuesPtr<T>& g, std::uint32_t depth, sim::Cycle ready);
   void measure_drift(std::uint32_t value, std::uint32_t wf, std::uint32_t j,
                      const sim::Matrix<T>& reconstructed);
-  // Sends lane j's values (rows r of `value`) back along the skip edge to the tiles that hold its operand.
+  // Sends `values` (feature columns r of the skip edge's consumer value, on its home column j at `tile`)
+  // back along skip edge `edge_id`, reversed: each piece to the home tile of the operand column it came from.
   void send_to_skip_home(sim::Engine& engine, std::uint32_t edge_id, std::uint32_t j, sim::TileId tile,
                          std::uint32_t wf, mappings::Range r, const mappings::ValuesPtr<T>& values,
                          sim::Phase phase, Port port, std::uint32_t depth, sim::Cycle ready);
