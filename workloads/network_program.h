@@ -14,7 +14,6 @@
 //   program.loss();  program.gradients();
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -207,8 +206,13 @@ class NetworkProgram final : public sim::MessageHandler,
   std::unique_ptr<GeneratedTangents> m_tangents;  // this step's
   std::unique_ptr<TangentScalars<T>> m_scalars;
   std::vector<mappings::ValuesPtr<T>> m_split_tangents;  // split-fg: [wf * cols + col] of the split layer
-  std::map<sim::TileId, std::vector<std::pair<std::uint32_t, std::uint32_t>>>
-      m_trunk_slices;  // (layer, tile)
+  struct TrunkSlice {
+    std::uint32_t layer = 0;
+    std::uint32_t tile_index = 0;  // in the layer's block
+  };
+  // [tile id]: the trunk slices the tile holds (empty off the trunk), found in one load when the K scalars
+  // reach the tile.
+  std::vector<std::vector<TrunkSlice>> m_trunk_slices;
 };
 
 extern template class NetworkProgram<float>;

@@ -22,11 +22,13 @@ void NetworkProgram<T>::setup_forward_gradient() {
   ts.tangents = m_fg->tangents;
   ts.wavefronts = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
   for (std::uint32_t j = 0; j < split.spec().layout.cols; ++j) ts.holders.push_back(split.output_tile(j));
+  m_trunk_slices.assign(m_grid.tile_count(), {});
   for (std::uint32_t l = 0; l < m_trunk; ++l) {
     const auto& tiles = m_blocks[l]->tiles();
-    for (std::uint32_t k = 0; k < tiles.size(); ++k) m_trunk_slices[tiles[k].id].emplace_back(l, k);
+    for (std::uint32_t k = 0; k < tiles.size(); ++k) m_trunk_slices[tiles[k].id].push_back({l, k});
   }
-  for (const auto& [tile, slices] : m_trunk_slices) ts.trunk_tiles.push_back(tile);
+  for (sim::TileId tile = 0; tile < m_trunk_slices.size(); ++tile)  // the broadcast tree, by ascending id
+    if (!m_trunk_slices[tile].empty()) ts.trunk_tiles.push_back(tile);
   ts.bytes_per_scalar = m_setup.bytes.partial_sum;
   ts.reduce_port = static_cast<std::uint32_t>(Port::scalar_reduce);
   ts.broadcast_port = static_cast<std::uint32_t>(Port::scalar_broadcast);
@@ -115,7 +117,7 @@ void NetworkProgram<T>::on_tangent_partials(sim::Engine& engine, std::uint32_t w
 template <typename T>
 void NetworkProgram<T>::on_scalars(sim::Engine& engine, sim::TileId tile, const std::vector<double>& d,
                                    std::uint32_t /*depth*/, Cycle ready) {
-  for (const auto& [layer, index] : m_trunk_slices.at(tile)) add_estimate(engine, layer, index, d, ready);
+  for (const TrunkSlice& s : m_trunk_slices[tile]) add_estimate(engine, s.layer, s.tile_index, d, ready);
 }
 
 template <typename T>
