@@ -4,8 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/config.h"
-
 namespace spatialsim::workloads {
 
 using mappings::make_values;
@@ -33,11 +31,11 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   if (m_setup.placement.blocks.size() != L) throw std::logic_error("network: one block per layer expected");
   m_fg = m_schedule.forward_gradient();
   if (m_fg != nullptr) {
+    // The schedule checked splitfg.split against the configured model; this one must be that model.
     if (m_fg->split >= L)
-      throw sim::ConfigError("splitfg.split", "splitfg.split = " + std::to_string(m_fg->split) +
-                                                  ": must be in 1.." + std::to_string(L - 1) + " for a " +
-                                                  std::to_string(L) +
-                                                  "-layer model (the head needs a layer)");
+      throw std::logic_error("network: the forward-gradient plan splits at layer " +
+                             std::to_string(m_fg->split) + ", leaving no head in a " + std::to_string(L) +
+                             "-layer model");
     m_trunk = m_fg->split == 0 ? L : m_fg->split;
   }
   for (std::uint32_t l = 0; l < L; ++l) {

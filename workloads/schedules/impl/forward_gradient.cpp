@@ -6,6 +6,7 @@
 
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "workloads/schedules/forward_gradient_plan.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
 
@@ -18,12 +19,7 @@ const sim::OptionRegistration options{
 
 class ForwardGradient final : public Schedule {
  public:
-  explicit ForwardGradient(const sim::Config& config) {
-    m_plan.tangents = parse_tangent_count(config);
-    require_tangent_counts_fit(config, m_plan.tangents);
-    m_plan.kind = parse_tangent_kind(config);
-    m_plan.seed = config.get_uint("fg.seed");
-  }
+  explicit ForwardGradient(const sim::Config& config) : m_plan(forward_gradient_plan(config)) {}
   mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
   bool runs_backward() const override { return true; }
   const ForwardGradientPlan* forward_gradient() const override { return &m_plan; }

@@ -8,6 +8,7 @@
 #include "sim/config.h"
 #include "sim/option_spec.h"
 #include "workloads/model_spec.h"
+#include "workloads/schedules/forward_gradient_plan.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
 
@@ -22,11 +23,7 @@ const sim::OptionRegistration options{
 
 class SplitForwardGradient final : public Schedule {
  public:
-  explicit SplitForwardGradient(const sim::Config& config) {
-    m_plan.tangents = parse_tangent_count(config);
-    require_tangent_counts_fit(config, m_plan.tangents);
-    m_plan.kind = parse_tangent_kind(config);
-    m_plan.seed = config.get_uint("fg.seed");
+  explicit SplitForwardGradient(const sim::Config& config) : m_plan(forward_gradient_plan(config)) {
     // Checked here, with the other options, before anything runs: the head and the trunk each need a layer.
     const std::uint32_t layers = layers_from_config(config);
     if (layers < 2) config.fail("model.depth", "split-fg needs at least 2 layers (a trunk and a head)");
