@@ -1,5 +1,6 @@
 #include "analysis/theory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -76,6 +77,10 @@ double depth_hops(double L, double n) {
 
 double reuse_threshold(double e_sram_pj, double e_mac_pj) {
   return e_sram_pj / e_mac_pj;
+}
+
+double reuse_threshold_as_counted(double weight_bytes, double e_sram_pj, double e_flop_pj) {
+  return weight_bytes * e_sram_pj / (2.0 * e_flop_pj);
 }
 
 RepresentativeWidths representative_widths(const std::vector<std::uint32_t>& widths) {
@@ -197,6 +202,127 @@ std::uint64_t host_byte_hops_per_token(const std::vector<std::uint32_t>& widths,
     sum +=
         std::uint64_t{activation_bytes} * cols[j].size * grid.host_hops(tile_at(grid, last.output_tile(j)));
   return sum;
+}
+
+double PlacementDepth::mean_layer_hops() const {
+  if (forward_layer_hops.empty()) return 0;
+  double sum = 0;
+  for (std::uint32_t h : forward_layer_hops) sum += h;
+  return sum / static_cast<double>(forward_layer_hops.size());
+}
+
+PlacementDepth depth_on_placement(const std::vector<std::uint32_t>& widths,
+                                  const mappings::Placement& placement, const sim::Grid& grid,
+                                  bool rebroadcast, bool cross_entropy) {
+  require_placement(widths, placement);
+  const auto& blocks = placement.blocks;
+  const std::size_t L = blocks.size();
+  const auto hops = [&](sim::Coord a, sim::Coord b) { return grid.hops(tile_at(grid, a), tile_at(grid, b)); };
+  // Within a block, neighbouring tiles are one hop apart: a tile's distance along its row from the lane
+  // entry, and along its column from the output row.
+  const auto lane_hops = [](const mappings::BlockLayout& b, std::uint32_t j) {
+    return j > b.entry_col() ? j - b.entry_col() : b.entry_col() - j;
+  };
+  const auto column_hops = [](const mappings::BlockLayout& b, std::uint32_t i) {
+    return i > b.output_row() ? i - b.output_row() : b.output_row() - i;
+  };
+  std::uint32_t deepest = 0;
+  const auto arrives = [&](std::uint32_t stamp) { deepest = std::max(deepest, stamp); };
+
+  // Forward. entry[i]: the stamp with which row i's inputs reach the lane entry.
+  std::vector<std::uint32_t> entry(blocks.front().rows);
+  for (std::uint32_t i = 0; i < entry.size(); ++i) {
+    entry[i] = grid.host_hops(tile_at(grid, blocks.front().lane_entry(i)));
+    arrives(entry[i]);
+  }
+  PlacementDepth out;
+  std::vector<std::uint32_t> output;  // per column of the current layer: the stamp of its outputs
+  std::uint32_t previous_latest = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    const mappings::BlockLayout& b = blocks[l];
+    // Row i's product reaches tile (i, j) lane_hops(j) after the entry, then runs column_hops(i) to the
+    // output row: column j's output is lane_hops(j) + max_i (entry[i] + column_hops(i)). Every lane and
+    // partial-sum message arrives no later than the output of its column.
+    std::uint32_t rows_latest = 0;
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      rows_latest = std::max(rows_latest, entry[i] + column_hops(b, i));
+    output.assign(b.cols, 0);
+    for (std::uint32_t j = 0; j < b.cols; ++j) {
+      output[j] = rows_latest + lane_hops(b, j);
+      arrives(output[j]);
+    }
+    const std::uint32_t latest = *std::max_element(output.begin(), output.end());
+    out.forward_layer_hops.push_back(latest - previous_latest);
+    previous_latest = latest;
+    if (l + 1 == L) break;
+    // Redistribution: a lane entry starts when the last of its pieces has arrived.
+    const mappings::BlockLayout& next = blocks[l + 1];
+    const auto plan = mappings::plan_redistribution(mappings::split(widths[l + 1], b.cols),
+                                                    mappings::split(widths[l + 1], next.rows));
+    entry.assign(next.rows, 0);
+    for (const mappings::Transfer& t : plan.transfers) {
+      const std::uint32_t stamp =
+          output[t.producer_col] + hops(b.output_tile(t.producer_col), next.lane_entry(t.consumer_row));
+      arrives(stamp);
+      entry[t.consumer_row] = std::max(entry[t.consumer_row], stamp);
+    }
+  }
+
+  // The loss, on the last block's output tiles: targets from the grid edge; with cross-entropy the
+  // per-token log-sum-exp is reduced along the output tiles from column 0 to c - 1 and broadcast back.
+  const mappings::BlockLayout& last = blocks.back();
+  std::vector<std::uint32_t> dy(last.cols);
+  for (std::uint32_t j = 0; j < last.cols; ++j) {
+    const std::uint32_t target = grid.host_hops(tile_at(grid, last.output_tile(j)));
+    arrives(target);
+    dy[j] = std::max(output[j], target);
+  }
+  if (cross_entropy) {
+    for (std::uint32_t j = 1; j < last.cols; ++j) {
+      const std::uint32_t stamp = dy[j - 1] + hops(last.output_tile(j - 1), last.output_tile(j));
+      arrives(stamp);
+      dy[j] = std::max(dy[j], stamp);
+    }
+    for (std::uint32_t j = last.cols - 1; j-- > 0;) {
+      const std::uint32_t stamp = dy[j + 1] + hops(last.output_tile(j + 1), last.output_tile(j));
+      arrives(stamp);
+      dy[j] = std::max(dy[j], stamp);
+    }
+  }
+  out.forward = deepest;
+
+  // Backward. dy[j]: the stamp with which column j's dY is complete on its output tile.
+  for (std::size_t l = L; l-- > 0;) {
+    const mappings::BlockLayout& b = blocks[l];
+    // dY reaches tile (i, j) column_hops(i) after the output row; the rebroadcast X leaves the lane entry
+    // when that tile's dY is there and reaches tile (i, j) lane_hops(j) later.
+    for (std::uint32_t i = 0; i < b.rows; ++i) {
+      for (std::uint32_t j = 0; j < b.cols; ++j) {
+        arrives(dy[j] + column_hops(b, i));
+        if (rebroadcast) arrives(dy[b.entry_col()] + column_hops(b, i) + lane_hops(b, j));
+      }
+    }
+    if (l == 0) break;  // the first layer's dX is not computed
+    // Row i's dX sums the shares of every column on the way to the lane entry: its stamp there is
+    // column_hops(i) + max_j (dy[j] + lane_hops(j)). Then its pieces go back to the previous block.
+    std::uint32_t columns_latest = 0;
+    for (std::uint32_t j = 0; j < b.cols; ++j)
+      columns_latest = std::max(columns_latest, dy[j] + lane_hops(b, j));
+    const mappings::BlockLayout& previous = blocks[l - 1];
+    const auto plan = mappings::plan_redistribution(mappings::split(widths[l], previous.cols),
+                                                    mappings::split(widths[l], b.rows));
+    std::vector<std::uint32_t> next_dy(previous.cols, 0);
+    for (const mappings::Transfer& t : plan.transfers) {
+      const std::uint32_t dx = columns_latest + column_hops(b, t.consumer_row);
+      const std::uint32_t stamp =
+          dx + hops(b.lane_entry(t.consumer_row), previous.output_tile(t.producer_col));
+      arrives(stamp);
+      next_dy[t.producer_col] = std::max(next_dy[t.producer_col], stamp);
+    }
+    dy = std::move(next_dy);
+  }
+  out.backprop = deepest;
+  return out;
 }
 
 std::vector<double> stash_bytes_per_token(const std::vector<LayerGeometry>& layers,

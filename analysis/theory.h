@@ -53,15 +53,22 @@ double inflight_fully_spatial(double L, double T_tau, double c, double d,
                               StashSum indexing = StashSum::seed_l_squared);
 // Peak in-flight activation bytes of a p-stage 1F1B pipeline: 1/2 L p T_tau c d. At p = L it is half of
 // the fully spatial L^2 form: 1F1B admits one micro-batch per forward-plus-backward slot, the grid admits
-// T_tau tokens every layer-latency (docs/theory.md).
+// T_tau tokens every layer-latency (docs/theory.md). Closed form only: no placement simulates a pipeline
+// (zigzag and rowmajor both give every layer its own block), so no run is compared with it.
 double inflight_pipeline(double L, double p, double T_tau, double c, double d);
 
-// Depth of a training step, in hops: about 2 L sqrt(n) (seed 000).
+// Depth of a training step, in hops: about 2 L sqrt(n) (seed 000). What a run counts on a placement is
+// depth_on_placement below.
 double depth_hops(double L, double n);
 
 // Local reuse: a weight read from SRAM must be applied to at least e_sram / e_mac inputs before the SRAM
-// read stops dominating the multiply-add it feeds (seed 000: 1 pJ / 0.1 pJ = 10).
+// read stops dominating the multiply-add it feeds (seed 000: 1 pJ / 0.1 pJ = 10). Seed 000's form, with
+// e_sram per byte and e_mac per multiply-add.
 double reuse_threshold(double e_sram_pj, double e_mac_pj);
+// The same threshold as the simulator counts energy: reading a weight costs weight_bytes x e_sram, and each
+// multiply-add it feeds costs 2 flops x e_flop, so T_local >= weight_bytes e_sram / (2 e_flop). It equals
+// reuse_threshold(e_sram, e_flop) only when weight_bytes = 2 (bf16): the two factors of two cancel.
+double reuse_threshold_as_counted(double weight_bytes, double e_sram_pj, double e_flop_pj);
 
 // Which d and k stand for a model whose layers have different widths: d is the most frequent width of
 // widths[0..L] (the model, or residual, width; ties go to the smaller), k the most frequent output width
@@ -127,6 +134,36 @@ std::uint64_t redistribution_byte_hops_per_token(const std::vector<std::uint32_t
 std::uint64_t host_byte_hops_per_token(const std::vector<std::uint32_t>& widths,
                                        const mappings::Placement& placement, std::uint32_t activation_bytes,
                                        const sim::Grid& grid);
+
+// ---- depth on the placement (MODEL.md section 3: the longest chain of hops) ----
+
+// The depth stamps of one wavefront, traced through the configured blocks the way they pass values on
+// (mappings/weight_stationary_block.cpp, workloads/network_program.cpp, workloads/loss_stage.cpp).
+// Forward: inputs from the grid edge, X along each row from its lane entry, partial sums along each
+// column to the output row, outputs to the next block's lane entries over the grid's routes, targets from
+// the grid edge, and with cross-entropy the loss's scalars along the last block's output tiles and back.
+// Backward (backprop): dY from the output row along each column, dX shares along each row to the lane
+// entry (not in layer 0) and back to the previous block's output tiles, and with rebroadcast X along each
+// row again from its lane entry. A value takes the largest stamp of its inputs and a message adds its hops;
+// a depth is the largest stamp a message arrives with. Nothing is approximated: the simulator's depth is
+// exactly this (tests/analysis/test_theory.cpp), and in latency-only mode a stamp times hop_latency is
+// also the time since the wavefront was injected.
+struct PlacementDepth {
+  // Hops each layer adds to the forward chain: the stamp of layer l's latest output minus that of layer
+  // l - 1 (layer 0's include the host hops). A layer whose output row lies where the previous layer's
+  // latest output enters it adds c_l (its lane and one redistribution hop: the partial sums of the earlier
+  // rows have already gone ahead); one whose output row lies at the far side adds r_l + c_l - 1. The
+  // zigzag alternates the two (seed-grid: 16 and 31), so seed 000's "sqrt(n) per layer per pass" becomes
+  // about 1.5 sqrt(n).
+  std::vector<std::uint32_t> forward_layer_hops;
+  std::uint32_t forward = 0;   // the `forward` schedule's depth
+  std::uint32_t backprop = 0;  // a backprop step's depth: forward pass, loss and backward pass
+  // The mean of forward_layer_hops: one layer-latency (tau) of the fully spatial forms, in hops.
+  double mean_layer_hops() const;
+};
+PlacementDepth depth_on_placement(const std::vector<std::uint32_t>& widths,
+                                  const mappings::Placement& placement, const sim::Grid& grid,
+                                  bool rebroadcast, bool cross_entropy);
 
 // What the simulator's backprop stashes per token for each layer (MODEL.md section 4): X[:, I_i] on every
 // tile of row i (replicate: b_a d_in c) or on the lane entry only (rebroadcast: b_a d_in), plus Z on the

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <sstream>
+#include <stdexcept>
 
 #include "analysis/results_table.h"
 #include "sim/grid.h"
@@ -21,6 +23,12 @@ std::uint64_t block_term(const ByteHopsPerToken& h, sim::MessageKind kind) {
     default:
       return 0;
   }
+}
+
+std::string three_decimals(double x) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(3) << x;
+  return s.str();
 }
 
 std::string signed_text(std::int64_t v) {
@@ -78,21 +86,38 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
 }
 
 double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
-                                  std::uint64_t wavefronts) {
+                                  std::uint64_t wavefronts, double spacing) {
+  if (!(spacing > 0)) throw std::invalid_argument("peak_stash_with_wavefronts: spacing must be > 0");
   const std::int64_t L = static_cast<std::int64_t>(stash_per_token.size());
-  // Beyond 2L wavefronts the window is full: more of them change nothing but the run's length.
-  const std::int64_t G = static_cast<std::int64_t>(std::min<std::uint64_t>(wavefronts, 2 * L));
+  // A stash lives 2L - 1 layer-latencies at most, so at most 2L / spacing + 1 wavefronts overlap: more
+  // change nothing but the run's length.
+  const auto overlapping = static_cast<std::uint64_t>(std::ceil(2.0 * static_cast<double>(L) / spacing)) + 1;
+  const std::int64_t G = static_cast<std::int64_t>(std::min(wavefronts, overlapping));
+  // Time in layer-latencies: wavefront w holds layer l's stash on the open interval
+  // (w s + l + 1/2, w s + 2L - l - 1/2). The total changes only at these ends, so the peak is taken just
+  // after some start; the probe sits eps after it, past any end at the same instant.
+  const double eps = 1e-6 * std::min(1.0, spacing);
   double peak = 0;
-  // Time in layer-latencies; wavefront w stashes layer l on (w + l + 1/2, w + 2L - l - 1/2), so at the
-  // integer time t it holds it when w + l < t <= w + 2L - l - 1.
-  for (std::int64_t t = 0; t <= G + 2 * L; ++t) {
-    double total = 0;
-    for (std::int64_t w = 0; w < G; ++w)
-      for (std::int64_t l = 0; l < L; ++l)
-        if (w + l < t && t <= w + 2 * L - l - 1) total += stash_per_token[l] * tokens_per_wavefront;
-    peak = std::max(peak, total);
+  for (std::int64_t w0 = 0; w0 < G; ++w0) {
+    for (std::int64_t l0 = 0; l0 < L; ++l0) {
+      const double t = static_cast<double>(w0) * spacing + static_cast<double>(l0) + 0.5 + eps;
+      double total = 0;
+      for (std::int64_t l = 0; l < L; ++l) {
+        // The w with w s < t - l - 1/2 and w s > t - 2L + l + 1/2, among 0..G-1.
+        const double last = std::ceil((t - static_cast<double>(l) - 0.5) / spacing) - 1;
+        const double first = std::floor((t - static_cast<double>(2 * L - l) + 0.5) / spacing) + 1;
+        const double held = std::min(last, static_cast<double>(G - 1)) - std::max(first, 0.0) + 1;
+        if (held > 0) total += held * stash_per_token[static_cast<std::size_t>(l)] * tokens_per_wavefront;
+      }
+      peak = std::max(peak, total);
+    }
   }
   return peak;
+}
+
+double inflight_byte_cycles_per_token(const std::vector<double>& stash_per_token,
+                                      double layer_latency_cycles) {
+  return layer_latency_cycles * inflight_of_layers(stash_per_token, 1.0);
 }
 
 void write_theory_side_by_side(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
@@ -112,6 +137,8 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
   const std::uint64_t tokens = std::uint64_t{setup.tokens} * setup.steps;
   const bool rebroadcast =
       config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
+  const PlacementDepth depth = depth_on_placement(widths, setup.placement, grid, rebroadcast,
+                                                  setup.model.loss == workloads::Loss::cross_entropy);
 
   if (find(results, "forward") == nullptr && find(results, "backprop") == nullptr) {
     // run refuses --theory_side_by_side without them; a config file may still ask for it.
@@ -143,17 +170,56 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     const double simulated = static_cast<double>(r->counters.peak_stash_bytes);
     out << "  peak stash, bytes: simulated " << format_number(simulated)
         << "; fully spatial closed form sum_l (2 (L - l) - 1) T_g s_l " << format_number(full) << "\n"
-        << "    pipeline fill and drain (G = " << G << " wavefronts, full needs 2L = " << 2 * layers.size()
-        << "): " << format_number(filled - full) << " -> " << format_number(filled) << "\n"
-        << "    contention and cycle-level timing (residual): " << format_number(simulated - filled)
-        << (setup.timing.link_bytes_per_cycle == 0 ? " (links latency-only: no contention)" : "") << "\n";
+        << "    pipeline fill and drain (G = " << G
+        << " wavefronts one per layer-latency, full needs 2L = " << 2 * layers.size()
+        << "): " << format_number(filled - full) << " -> " << format_number(filled) << "\n";
+    // In cycles a layer-latency is its hops only when nothing else takes time; then the placement's
+    // chains give it exactly, and the injection interval can be set against it.
+    const bool hops_only = setup.timing.link_bytes_per_cycle == 0 && setup.timing.flops_per_cycle == 0;
+    double modelled = filled;
+    double tau = 0;
+    if (hops_only) {
+      tau = static_cast<double>(setup.timing.hop_latency) * depth.mean_layer_hops();
+      const double I = static_cast<double>(setup.injection_interval);
+      modelled = peak_stash_with_wavefronts(stash, T_g, G, I / tau);
+      const bool default_interval = config.get_uint("step.interval") == 0;
+      out << "    injection interval against layer latency: I = " << setup.injection_interval << " cycles"
+          << (default_interval ? " (step.interval = 0: hop_latency x the first block's r + c - 1)"
+                               : " (step.interval)")
+          << ", tau = " << format_number(tau) << " cycles (the placement's forward chain / L, layers "
+          << *std::min_element(depth.forward_layer_hops.begin(), depth.forward_layer_hops.end()) << " to "
+          << *std::max_element(depth.forward_layer_hops.begin(), depth.forward_layer_hops.end())
+          << " hops); tau / I = " << three_decimals(tau / I)
+          << " as many wavefronts in flight: " << format_number(modelled - filled) << " -> "
+          << format_number(modelled) << "\n"
+          << "    cycle-level timing (residual): " << format_number(simulated - modelled)
+          << " (where in a layer-latency each stash starts and ends; links latency-only: no contention)\n";
+    } else {
+      out << "    injection interval, contention and cycle-level timing (residual): "
+          << format_number(simulated - filled)
+          << " (links with finite bandwidth or timed compute: a layer-latency is not its hops, so the "
+             "interval "
+             "is not set against it)\n";
+    }
+    const double inflight =
+        static_cast<double>(r->counters.inflight_byte_cycles) / static_cast<double>(tokens);
+    out << "  in-flight byte-cycles per token: simulated " << format_number(inflight);
+    if (hops_only) {
+      const double form = inflight_byte_cycles_per_token(stash, tau);
+      out << "; tau sum_l (2 (L - l) - 1) s_l = " << format_number(form) << "; difference "
+          << format_number(inflight - form) << " (cycle-level timing; neither depends on G or I)\n";
+    } else {
+      out << " (no closed form here: a layer-latency is not its hops)\n";
+    }
     const double n = setup.placement.blocks.front().tile_count();
     const double closed_depth = depth_hops(static_cast<double>(layers.size()), n);
     out << "  depth, hops: simulated " << r->counters.depth
-        << "; 2 L sqrt(n) = " << format_number(closed_depth) << "; difference "
-        << format_number(r->counters.depth - closed_depth)
-        << " (a block's chain is a lane then a column, (c - 1) + (r - 1) ~ 2 sqrt(n) per pass, plus "
-           "redistribution and host hops)\n";
+        << "; 2 L sqrt(n) = " << format_number(closed_depth)
+        << " (sqrt(n) per layer per pass); the placement's chains " << depth.backprop << " (forward "
+        << depth.forward << ", mean " << format_number(depth.mean_layer_hops())
+        << " hops per layer: a lane and one redistribution hop where the output row faces the latest input, "
+           "also the column where it does not); difference from the chains "
+        << static_cast<std::int64_t>(r->counters.depth) - static_cast<std::int64_t>(depth.backprop) << "\n";
   }
 }
 

@@ -7,12 +7,17 @@
 // leaves out is attributed to its cause: redistribution between blocks (routed on the placement), host
 // traffic at the grid edge, and anything else (scalar loss traffic) as "not modelled".
 // In-flight storage: the fully spatial form with the pipeline full, the same form with only the G
-// wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L), and the
-// rest (contention and the cycle-level timing of a layer-latency) as residual.
+// wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L), then
+// with those wavefronts entering I cycles apart rather than one per layer-latency tau (the injection
+// interval against the layer latency; tau from the placement's forward chain, analysis::PlacementDepth),
+// and the rest (contention, and where inside a layer-latency a stash starts and ends) as residual.
+// In-flight byte-cycles per token beside tau sum_l (2 (L - l) - 1) s_l; depth beside 2 L sqrt(n) and
+// the placement's traced chains.
 //
 // Usage:
 //   auto rows = byte_hops_beside_theory(result.counters, sim::Phase::forward, block_form, redist, host, T);
 //   double p = peak_stash_with_wavefronts(stash_per_token, T_g, G);   // == inflight_of_layers if G >= 2L
+//   double q = peak_stash_with_wavefronts(stash_per_token, T_g, G, I / tau);  // ~ p tau / I
 //   write_theory_side_by_side(std::cout, config, setup, results);     // forward and backprop, mlp only
 
 #include <cstdint>
@@ -49,15 +54,24 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
                                                       std::uint64_t host_per_token, std::uint64_t tokens);
 
 // Peak stash bytes of a fully spatial mapping when only `wavefronts` wavefronts of `tokens_per_wavefront`
-// tokens enter, one per layer-latency: layer l's stash lives 2 (L - l) - 1 layer-latencies (the seed 000
-// indexing of analysis::inflight_of_layers). Equals inflight_of_layers(stash, T_g) once wavefronts >= 2L;
-// smaller before, which is the pipeline fill and drain.
+// tokens enter, `spacing` layer-latencies apart: layer l's stash lives 2 (L - l) - 1 layer-latencies (the
+// seed 000 indexing of analysis::inflight_of_layers). With spacing 1 (the forms' one wavefront per
+// layer-latency) it equals inflight_of_layers(stash, T_g) once wavefronts >= 2L and is smaller before:
+// the pipeline fill and drain. A spacing s > 1 holds about 1/s as many wavefronts in flight, and needs
+// only about 2L / s of them to fill. Throws std::invalid_argument unless spacing > 0.
 double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
-                                  std::uint64_t wavefronts);
+                                  std::uint64_t wavefronts, double spacing = 1.0);
+
+// In-flight byte-cycles per token of the fully spatial form: each layer's stash s_l held
+// 2 (L - l) - 1 layer-latencies of `layer_latency_cycles`, tau sum_l (2 (L - l) - 1) s_l. Unlike the
+// peak, it does not depend on how many wavefronts there are or how far apart they enter.
+double inflight_byte_cycles_per_token(const std::vector<double>& stash_per_token,
+                                      double layer_latency_cycles);
 
 // Prints, for the `forward` and `backprop` results (others are skipped: the closed forms are backprop's),
-// the byte-hops by kind beside the closed form, peak stash beside the fully spatial form, and depth beside
-// 2 L sqrt(n). A reversible model gets a one-line note instead: the closed forms describe the MLP.
+// the byte-hops by kind beside the closed form, peak stash and in-flight byte-cycles beside the fully
+// spatial form, and depth beside 2 L sqrt(n) and the placement's chains. A reversible model gets a
+// one-line note instead: the closed forms describe the MLP.
 void write_theory_side_by_side(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
                                const std::vector<workloads::RunResult>& results);
 

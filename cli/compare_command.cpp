@@ -44,8 +44,8 @@ const sim::OptionRegistration options{
      "compare: the in-flight scaling runs every schedule again at model.depth times each factor (1,2 = L "
      "and 2L); a single factor skips the scaling test"},
     {"theory_side_by_side", "bool",
-     "run and compare: also print forward's and backprop's byte-hops by kind, peak stash and depth beside "
-     "the closed forms, the difference split by cause (docs/theory.md)"},
+     "run and compare: also print forward's and backprop's byte-hops by kind, peak stash, in-flight "
+     "byte-cycles and depth beside the closed forms, the difference split by cause (docs/theory.md)"},
 };
 
 std::string joined(const std::vector<std::string>& names, std::string_view separator = ",") {

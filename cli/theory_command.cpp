@@ -8,6 +8,7 @@
 //
 // Exit codes (cli/command.h): 0, or 2 for bad input (reported as one line by main()).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -32,7 +33,8 @@ const sim::OptionRegistration options{
      "c: bytes stashed per token, layer and element of d (2 = bf16 inputs only; 34 = a transformer's "
      "store-all)"},
     {"theory.pipeline_stages", "stages",
-     "p: stages of the pipelined mapping the theory command compares (a real pipeline has p <= L)"},
+     "p: stages of seed 000's 1F1B pipeline, whose in-flight storage the theory command evaluates in closed "
+     "form only (no placement simulates a pipeline; a real one has p <= L)"},
     {"theory.tokens", "tokens", "T_tau: tokens in flight per layer; 0 = step.wavefront"},
 };
 
@@ -56,17 +58,19 @@ std::string full(double x) {
 
 class TheoryCommand final : public Command {
  public:
-  // theory.* and what reaches the printed figures: the model's layers and activation, the blocks,
-  // placement and grid (routes, the grid edge), the bytes on links, the step's tokens, the SRAM and flop
-  // prices and backprop.xstash. Not what only a simulation uses (timing, SRAM size, data, training,
-  // seeds, arithmetic, the other schedules' options, the outputs): given on the command line, they could
-  // not change a number, and are refused.
+  // theory.* and what reaches the printed figures: the model's layers, activation and loss (the loss's
+  // scalars lengthen the depth), the blocks, placement and grid (routes, the grid edge), the bytes on links
+  // and per weight, the step's tokens, the SRAM and flop prices and backprop.xstash. Not what only a
+  // simulation uses (timing, SRAM size, data, training, seeds, arithmetic, the other schedules' options, the
+  // outputs): given on the command line, they could not change a number, and are refused.
   bool reads(const std::string& key) const override {
     static const std::set<std::string, std::less<>> kPrinted = {
-        "model.kind",       "model.widths",      "model.depth",        "model.inputs",      "model.width",
-        "model.outputs",    "model.activation",  "mapping.block",      "mapping.placement", "mapping.grid",
-        "machine.topology", "machine.act_bytes", "machine.psum_bytes", "step.tokens",       "step.wavefront",
-        "energy.preset",    "energy.sram_pj",    "energy.flop_pj",     "backprop.xstash"};
+        "model.kind",        "model.widths",       "model.depth",          "model.inputs",
+        "model.width",       "model.outputs",      "model.activation",     "model.loss",
+        "mapping.block",     "mapping.placement",  "mapping.grid",         "machine.topology",
+        "machine.act_bytes", "machine.psum_bytes", "machine.weight_bytes", "step.tokens",
+        "step.wavefront",    "energy.preset",      "energy.sram_pj",       "energy.flop_pj",
+        "backprop.xstash"};
     return in_any_section(key, {"theory"}) || kPrinted.contains(key);
   }
   int execute(const sim::Config& config) override {
@@ -90,6 +94,7 @@ class TheoryCommand final : public Command {
     const double b_a = setup.bytes.activation;
     const double b_p = setup.bytes.partial_sum;
     const double e_sram = setup.prices.sram_pj;
+    // Seed 000's e_mac is its datapath price per multiply-add, 0.1 pJ: the configured price per flop.
     const double e_mac = setup.prices.flop_pj;
 
     std::ostream& out = std::cout;
@@ -131,8 +136,15 @@ class TheoryCommand final : public Command {
     const double depth = analysis::depth_hops(L, n);
     out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
     const double reuse = analysis::reuse_threshold(e_sram, e_mac);
+    const double b_w = setup.bytes.weight;
+    const double counted = analysis::reuse_threshold_as_counted(b_w, e_sram, e_mac);
     out << "  reuse_threshold = e_sram / e_mac = " << analysis::two_significant(reuse)
-        << " inputs per weight read from SRAM (T_local >= " << full(reuse) << ")\n\n";
+        << " inputs per weight read from SRAM (T_local >= " << full(reuse)
+        << "; e_mac = energy.flop_pj, seed 000's price per multiply-add)\n"
+        << "    as the simulator counts energy (a weight read is b_w = " << setup.bytes.weight
+        << " bytes of e_sram, a multiply-add 2 flops of e_flop): b_w e_sram / (2 e_flop) = "
+        << analysis::two_significant(counted) << " (" << full(counted) << ")"
+        << (b_w == 2 ? ": the same, since b_w = 2" : "") << "\n\n";
 
     print_exact(out, config, setup, T_tau);
     return kExitOk;
@@ -153,7 +165,7 @@ class TheoryCommand final : public Command {
           << ", l = 1..L "
           << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d, StashSum::from_one)) << "\n";
     }
-    out << "  inflight_pipeline = 1/2 L p T_tau c d\n";
+    out << "  inflight_pipeline = 1/2 L p T_tau c d (closed form only: no placement simulates a pipeline)\n";
     out << "    p = " << p << ", c = " << full(kStoreAllStash)
         << " (store-all): " << bytes_text(analysis::inflight_pipeline(L, P, T_tau, kStoreAllStash, d))
         << "\n";
@@ -216,6 +228,17 @@ class TheoryCommand final : public Command {
         << "\n"
         << "  per step (T = " << setup.tokens << " tokens): forward " << fwd.total() * T << ", host "
         << host * T << ", backward " << bwd.total() * T << " byte-hops\n";
+    const analysis::PlacementDepth depth = analysis::depth_on_placement(
+        widths, setup.placement, grid, rebroadcast, setup.model.loss == workloads::Loss::cross_entropy);
+    const auto [fewest, most] =
+        std::minmax_element(depth.forward_layer_hops.begin(), depth.forward_layer_hops.end());
+    out << "  depth, the longest chain of hops traced through the blocks and placement: forward "
+        << depth.forward << ", backprop step " << depth.backprop << " hops; the layers add " << *fewest
+        << " to " << *most << " hops to the forward chain, mean " << full(depth.mean_layer_hops()) << " = "
+        << full(depth.mean_layer_hops() / std::sqrt(double(setup.placement.blocks.front().tile_count())))
+        << " sqrt(n) (a lane and one redistribution hop where the output row faces the latest input, also "
+           "the "
+           "column where it does not)\n";
   }
 };
 

@@ -72,6 +72,10 @@ TEST(TheoryClosedForms, DepthAndReuseThreshold) {
   EXPECT_DOUBLE_EQ(depth_hops(kL, kN), 1024);  // 2 L sqrt(n) = 2 * 32 * 16
   EXPECT_DOUBLE_EQ(depth_hops(3, 25), 30);
   EXPECT_DOUBLE_EQ(reuse_threshold(1.0, 0.1), 10);  // seed 000: 1 pJ SRAM byte / 0.1 pJ MAC
+  // As the simulator counts: a bf16 weight read (2 x 1 pJ) against a multiply-add (2 x 0.1 pJ) is the same
+  // 10; fp32 weights double it.
+  EXPECT_DOUBLE_EQ(reuse_threshold_as_counted(2, 1.0, 0.1), 10);
+  EXPECT_DOUBLE_EQ(reuse_threshold_as_counted(4, 1.0, 0.1), 20);
 }
 
 TEST(TheoryClosedForms, TwoSignificantFigures) {
@@ -246,6 +250,76 @@ INSTANTIATE_TEST_SUITE_P(Blocks, TheoryAgainstSimulator,
                          [](const ::testing::TestParamInfo<SimulatedCase>& p) {
                            return std::string(p.param.name);
                          });
+
+// ---- depth on the placement ----
+
+TEST(TheoryDepth, ZigZagLayersAlternateCAndRPlusCMinusOneHops) {
+  // Seed-grid's 16x16 blocks (any widths >= 16 give the same chains): layer 0 crosses its whole block
+  // after one host hop (1 + 15 + 15); then odd layers add c = 16 and even layers r + c - 1 = 31.
+  const std::vector<std::uint32_t> widths(33, 64);
+  const auto p = place("zigzag", std::vector<mappings::BlockShape>(32, {16, 16}));
+  const sim::Grid grid(p.width, p.height, sim::Topology::mesh);
+  const PlacementDepth d = depth_on_placement(widths, p, grid, false, false);
+  ASSERT_EQ(d.forward_layer_hops.size(), 32u);
+  EXPECT_EQ(d.forward_layer_hops[0], 31u);
+  for (std::size_t l = 1; l < 32; ++l) EXPECT_EQ(d.forward_layer_hops[l], l % 2 == 1 ? 16u : 31u) << l;
+  EXPECT_EQ(d.forward, 752u);  // 31 + 16 x 16 + 15 x 31
+  EXPECT_DOUBLE_EQ(d.mean_layer_hops(), 23.5);
+  EXPECT_EQ(d.backprop, 1503u);
+}
+
+// The traced chains against the simulator's depth counter, forward and backprop, on placements, block
+// shapes, partitions, losses and topologies that each change some chain.
+struct DepthCase {
+  const char* name;
+  const char* widths;
+  const char* block;
+  const char* placement;
+  const char* xstash;
+  const char* loss;
+  const char* topology;
+};
+
+void PrintTo(const DepthCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class DepthAgainstSimulator : public ::testing::TestWithParam<DepthCase> {};
+
+TEST_P(DepthAgainstSimulator, IsTheSimulatedDepth) {
+  const DepthCase& c = GetParam();
+  sim::Config config = cli::default_config();
+  config.set("model.widths", c.widths, "test");
+  config.set("mapping.block", c.block, "test");
+  config.set("mapping.placement", c.placement, "test");
+  config.set("backprop.xstash", c.xstash, "test");
+  config.set("model.loss", c.loss, "test");
+  config.set("machine.topology", c.topology, "test");
+  config.set("sim.arith", "none", "test");
+  config.set("step.tokens", "8", "test");
+  config.set("step.wavefront", "4", "test");
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+  const PlacementDepth d =
+      depth_on_placement(setup.model.widths, setup.placement, grid, std::string(c.xstash) == "rebroadcast",
+                         std::string(c.loss) == "cross-entropy");
+  EXPECT_EQ(workloads::run_schedule(setup, config, "forward").counters.depth, d.forward);
+  EXPECT_EQ(workloads::run_schedule(setup, config, "backprop").counters.depth, d.backprop);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Placements, DepthAgainstSimulator,
+    ::testing::Values(
+        DepthCase{"zigzag_L1", "16,16", "4x4", "zigzag", "replicate", "mse", "mesh"},
+        DepthCase{"zigzag_L2", "16,16,16", "4x4", "zigzag", "replicate", "mse", "mesh"},
+        DepthCase{"zigzag_L5", "16,32,16,32,16,16", "4x4", "zigzag", "replicate", "mse", "mesh"},
+        DepthCase{"zigzag_L9", "16,16,16,16,16,16,16,16,16,16", "3x3", "zigzag", "replicate", "mse", "mesh"},
+        DepthCase{"zigzag_unmatched", "37,53,29,41", "3x5", "zigzag", "rebroadcast", "mse", "mesh"},
+        DepthCase{"rowmajor", "37,53,29,41", "4x4", "rowmajor", "replicate", "mse", "mesh"},
+        DepthCase{"rowmajor_torus", "37,53,29,41", "3x5", "rowmajor", "rebroadcast", "mse", "torus"},
+        DepthCase{"cross_entropy", "16,16,16,16", "4x4", "zigzag", "rebroadcast", "cross-entropy", "mesh"},
+        DepthCase{"one_tile", "5,7,3", "1x1", "zigzag", "replicate", "cross-entropy", "mesh"}),
+    [](const ::testing::TestParamInfo<DepthCase>& p) { return std::string(p.param.name); });
 
 }  // namespace
 }  // namespace spatialsim::analysis

@@ -1,10 +1,12 @@
 // The simulated counters beside the closed forms: lane and psum match exactly, redistribution and host
-// are explained by the placement and the grid edge, and the fill-and-drain model of the peak stash.
+// are explained by the placement and the grid edge; the peak stash by the fill and drain and by the
+// injection interval against the layer latency; in-flight byte-cycles by the layer latency.
 #include "analysis/theory_side_by_side.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "cli/command_line.h"
@@ -21,6 +23,80 @@ TEST(TheorySideBySide, PeakStashReachesTheFullFormOnlyWith2LWavefronts) {
   EXPECT_LT(peak_stash_with_wavefronts(s, 2, 2), full);
   // One wavefront: at t = 1 only layer 0 holds (0 < 1 <= 5); at t = 2 layers 0 and 1 (1 < 2 <= 3).
   EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 1), 2 * (3 + 5 + 7));
+}
+
+TEST(TheorySideBySide, WavefrontsFartherApartThanALayerLatencyHoldFewerInFlight) {
+  // L = 2, s = {3, 5}: layer 0 lives 3 layer-latencies, layer 1 one. One wavefront per layer-latency holds
+  // 3 x 3 + 1 x 5 = 14 per token of a wavefront; two layer-latencies apart, at most one wavefront's layer 1
+  // (with its own layer 0) or two wavefronts' layer 0: max(3 + 5, 2 x 3) = 8.
+  const std::vector<double> s{3, 5};
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 10, 1.0), 2 * 14);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 10, 2.0), 2 * 8);
+  // Half a layer-latency apart: twice the wavefronts in flight, once 4L of them have entered.
+  const std::vector<double> one{7};  // L = 1: a stash lives one layer-latency
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, 1, 50, 1.0), 7);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, 1, 50, 0.5), 14);
+  // Seed-grid's spacing, 31 cycles against 23.5 (L = 32): about 23.5 / 31 of the full form.
+  const std::vector<double> uniform(32, 1.0);
+  EXPECT_NEAR(peak_stash_with_wavefronts(uniform, 1, 64, 31 / 23.5) / inflight_of_layers(uniform, 1),
+              23.5 / 31, 0.01);
+  EXPECT_THROW(peak_stash_with_wavefronts(s, 2, 10, 0.0), std::invalid_argument);
+}
+
+TEST(TheorySideBySide, InflightByteCyclesPerTokenHoldEachLayerItsLayerLatencies) {
+  // tau (2 (L - l) - 1) s_l summed: 10 x (3 x 3 + 1 x 5).
+  EXPECT_DOUBLE_EQ(inflight_byte_cycles_per_token({3, 5}, 10), 140);
+}
+
+// Seed-grid's shape at L = 8 with narrow layers: 16x16 blocks on the zigzag, so the default interval
+// (31 cycles, the first block's r + c - 1) is longer than the mean layer latency (23.5 cycles: the layers
+// alternate 31 and 16 hops). Set against the interval, the form comes within 5% of the simulated peak;
+// with one wavefront per layer-latency it is 25% too high.
+TEST(TheorySideBySide, TheInjectionIntervalAgainstTheLayerLatencyExplainsThePeak) {
+  sim::Config config = cli::default_config();
+  config.set("sim.arith", "none", "test");
+  config.set("model.widths", "32,32,32,32,32,32,32,32,32", "test");
+  config.set("mapping.block", "16x16", "test");
+  config.set("step.wavefront", "4", "test");
+  config.set("step.tokens", "64", "test");  // G = 16 = 2L
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  ASSERT_EQ(setup.injection_interval, 31u);
+  const workloads::RunResult r = workloads::run_schedule(setup, config, "backprop");
+  const auto layers = layer_geometry(setup.model.widths, setup.placement);
+  const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
+  const PlacementDepth depth = depth_on_placement(setup.model.widths, setup.placement, grid, false, false);
+  ASSERT_DOUBLE_EQ(depth.mean_layer_hops(), 23.5);
+  const auto stash = stash_bytes_per_token(layers, setup.bytes.activation, true, true);
+  const double simulated = static_cast<double>(r.counters.peak_stash_bytes);
+  const double one_per_latency = peak_stash_with_wavefronts(stash, 4, 16);
+  const double spaced = peak_stash_with_wavefronts(stash, 4, 16, 31 / 23.5);
+  EXPECT_GT(one_per_latency / simulated, 1.25);
+  EXPECT_NEAR(spaced / simulated, 1, 0.05);
+  const double inflight = static_cast<double>(r.counters.inflight_byte_cycles) / 64;
+  EXPECT_NEAR(inflight_byte_cycles_per_token(stash, 23.5) / inflight, 1, 0.03);
+
+  std::ostringstream out;
+  write_theory_side_by_side(out, config, setup, {r});
+  for (const char* s : {"injection interval against layer latency: I = 31 cycles", "tau = 23.5 cycles",
+                        "tau / I = 0.758", "cycle-level timing (residual)", "in-flight byte-cycles per token",
+                        "the placement's chains 375 (forward 188", "difference from the chains 0"})
+    EXPECT_NE(out.str().find(s), std::string::npos) << s << "\n" << out.str();
+}
+
+// With finite links a layer-latency in cycles is not its hops: the interval is not set against it, and the
+// residual says what it holds.
+TEST(TheorySideBySide, FiniteLinksLeaveTheIntervalInTheResidual) {
+  sim::Config config = cli::default_config();
+  config.set("sim.arith", "none", "test");
+  config.set("machine.link_bytes_per_cycle", "64", "test");
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  std::ostringstream out;
+  write_theory_side_by_side(out, config, setup, {workloads::run_schedule(setup, config, "backprop")});
+  EXPECT_NE(out.str().find("injection interval, contention and cycle-level timing (residual)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("tau / I"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("no closed form here"), std::string::npos) << out.str();
 }
 
 TEST(TheorySideBySide, SimulatedBackpropMatchesTheBlockFormsAndExplainsTheRest) {

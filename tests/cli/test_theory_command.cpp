@@ -42,6 +42,12 @@ TEST(TheoryCommand, SeedGridPrintsSeed000sFigures) {
   EXPECT_TRUE(contains(r.out, "p = 8, c = 34 (store-all): 4.6 GB (4563402752 bytes)")) << r.out;
   EXPECT_TRUE(contains(r.out, "depth = 2 L sqrt(n) = 1024 hops")) << r.out;
   EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac = 10 ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "b_w e_sram / (2 e_flop) = 10 (10): the same, since b_w = 2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "inflight_pipeline = 1/2 L p T_tau c d (closed form only")) << r.out;
+  // The chains the simulator's depth counter follows: 31 + 16 x 16 + 15 x 31 forward (docs/theory.md).
+  EXPECT_TRUE(
+      contains(r.out, "placement: forward 752, backprop step 1503 hops; the layers add 16 to 31 hops"))
+      << r.out;
   // The exact side: 32 layers of 2 * (4096 + 16384) / 2 * 15 per kind; 31 boundaries of one hop.
   EXPECT_TRUE(contains(r.out, "forward lane = sum_l b_a d_in (c - 1) = 9830400 byte-hops")) << r.out;
   EXPECT_TRUE(contains(r.out, "forward psum = sum_l b_p d_out (r - 1) = 9830400 byte-hops")) << r.out;
@@ -69,6 +75,19 @@ TEST(TheoryCommand, ReadsTheStashPolicyAndTheTopology) {
   const BinaryRun torus = run_binary("theory --mapping.placement=rowmajor --machine.topology=torus");
   ASSERT_EQ(torus.exit_code, 0) << torus.err;
   EXPECT_NE(mesh.out, torus.out);
+}
+
+// The weight's bytes change the reuse threshold as the simulator counts it, and the cross-entropy loss's
+// scalars along the last block's output tiles lengthen the depth: theory reads both.
+TEST(TheoryCommand, ReadsTheWeightBytesAndTheLoss) {
+  const BinaryRun fp32 = run_binary("theory --machine.weight_bytes=4");
+  ASSERT_EQ(fp32.exit_code, 0) << fp32.err;
+  EXPECT_TRUE(contains(fp32.out, "b_w e_sram / (2 e_flop) = 20 (20)\n")) << fp32.out;
+  const BinaryRun mse = run_binary("theory --mapping.block=4x4 --model.widths=16,16,16");
+  const BinaryRun ce =
+      run_binary("theory --mapping.block=4x4 --model.widths=16,16,16 --model.loss=cross-entropy");
+  ASSERT_EQ(ce.exit_code, 0) << ce.err;
+  EXPECT_NE(mse.out, ce.out);
 }
 
 TEST(TheoryCommand, DefaultConfigurationRuns) {
