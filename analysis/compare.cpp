@@ -130,21 +130,30 @@ std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& re
     v.byte_hops_ratio = baseline.byte_hops > 0 ? hops / baseline.byte_hops : kNaN;
     const InflightScaling* s = find_scaling(scaling, r.schedule);
     if (s != nullptr && s->fit) v.inflight_slope = s->fit->slope;
+    const bool measured = s != nullptr && s->layers.size() >= 2;
+    // Nothing in flight at any depth has no slope, and needs none: 0 is not L^2. Such a schedule is judged
+    // on its byte-hops alone.
+    const bool never_stashes =
+        measured && std::all_of(s->inflight_per_token.begin(), s->inflight_per_token.end(),
+                                [](double x) { return x == 0; });
     if (!runs_backward(r)) {
       v.reason = "no backward pass (the inference baseline)";
     } else if (baseline.byte_hops <= 0) {
       v.reason = "no baseline: neither backprop nor forward ran";
-    } else if (!v.inflight_slope) {
-      v.reason = s == nullptr || s->layers.size() < 2 ? "in-flight scaling not measured (one depth)"
-                                                      : "no stash at any depth: no slope";
+    } else if (!v.inflight_slope && !never_stashes) {
+      v.reason = !measured ? "in-flight scaling not measured (one depth)"
+                           : "in-flight scaling not measured (a stash at fewer than two depths)";
     } else {
-      const bool slope_ok = *v.inflight_slope <= kInflightSlopeThreshold;
+      const bool slope_ok = never_stashes || *v.inflight_slope <= kInflightSlopeThreshold;
       const bool hops_ok = v.byte_hops_ratio <= kByteHopsAllowance;
       v.outcome = slope_ok && hops_ok ? TestOutcome::meets : TestOutcome::fails;
-      v.reason = std::string(slope_ok ? "in-flight ~L" : "in-flight grows faster than L") + " (slope " +
-                 fixed(*v.inflight_slope, 2) + (slope_ok ? " <= " : " > ") +
-                 fixed(kInflightSlopeThreshold, 2) + "), byte-hops " + fixed(v.byte_hops_ratio, 3) + " x " +
-                 baseline.name + (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, 3);
+      const std::string inflight =
+          never_stashes ? std::string("no stash at any depth (in-flight 0, not L^2)")
+                        : std::string(slope_ok ? "in-flight ~L" : "in-flight grows faster than L") +
+                              " (slope " + fixed(*v.inflight_slope, 2) + (slope_ok ? " <= " : " > ") +
+                              fixed(kInflightSlopeThreshold, 2) + ")";
+      v.reason = inflight + ", byte-hops " + fixed(v.byte_hops_ratio, 3) + " x " + baseline.name +
+                 (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, 3);
     }
     out.push_back(std::move(v));
   }

@@ -5,12 +5,14 @@
 // explains the thresholds and the baseline.
 //
 // Usage:
-//   auto names = applicable_schedules(setup.model);   // forward first, then the registry's that fit the
-//   model write_results_table(std::cout, results, setup.prices, compare_table_rows());
+// clang-format off
+//   auto names = applicable_schedules(setup.model, config);  // forward first, then the registry's that fit
+//   write_results_table(std::cout, results, setup.prices, compare_table_rows());
 //   std::vector<InflightScaling> s = {fit_inflight_scaling("backprop", {4, 8}, {96, 384})};  // slope 2
-//   ByteHopsBaseline b = byte_hops_baseline(results);                 // backprop's, or 2 x forward's
+//   ByteHopsBaseline b = byte_hops_baseline(results);         // backprop's, or 2 x forward's
 //   std::vector<Verdict> v = judge_schedules(results, s, b);
-//   write_verdicts(std::cout, v, b);
+//   write_verdicts(std::cout, s, v, b);
+// clang-format on
 //
 // Contract: the functions here are pure (no run, no file); the command runs the schedules and the
 // scaling points and hands the results in.
@@ -70,15 +72,18 @@ std::string_view name(TestOutcome outcome);
 
 struct Verdict {
   std::string schedule;
-  std::optional<double> inflight_slope;  // nullopt: not measured (no stash, or no scaling runs)
+  std::optional<double> inflight_slope;  // nullopt: not measured (no stash at two depths, or no scaling runs)
   double byte_hops_ratio = 0;            // byte_hops / baseline; NaN without a baseline
   TestOutcome outcome = TestOutcome::not_applicable;
   std::string reason;  // one short phrase: why it meets, fails, or is not judged
 };
 
 // Contract: one verdict per result, in order. A schedule without a backward pass (forward) is not
-// applicable; a schedule whose slope or baseline is missing is not applicable, with the reason; otherwise
-// it meets the test when slope <= kInflightSlopeThreshold and byte_hops <= kByteHopsAllowance x baseline.
+// applicable; a schedule whose baseline is missing, or whose slope is missing while it stashes at some
+// depth, is not applicable, with the reason. Otherwise it meets the test when its in-flight storage is ~L
+// (slope <= kInflightSlopeThreshold, or no stash at any measured depth: forward-gradient) and byte_hops <=
+// kByteHopsAllowance x baseline. In-flight storage is inflight_byte_cycles, the `stash` category only
+// (MODEL.md section 3): a schedule's `tangent` and `transit` storage is not judged.
 std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& results,
                                      const std::vector<InflightScaling>& scaling,
                                      const ByteHopsBaseline& baseline);

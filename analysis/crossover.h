@@ -8,10 +8,12 @@
 // (recompute) in d, so recomputing wins below one width, the crossover d*.
 //
 // Usage:
-//   CrossoverModel gpu = seed000_gpu_model(67.0);          // HBM: e_B / e_F = 67 (A100)
-//   crossover_width(gpu);                                  // 189.8: seed 000's "d ~ 190"
-//   CrossoverModel grid = grid_model(setup, 2.0, 2.0);     // the configured block, prices and b_a
+// clang-format off
+//   CrossoverModel gpu = seed000_gpu_model(67.0);                 // HBM: e_B / e_F = 67 (A100)
+//   crossover_width(gpu);                                         // 189.8: seed 000's "d ~ 190"
+//   CrossoverModel grid = grid_model(setup, setup.bytes.activation);  // inputs stashed once (rebroadcast)
 //   crossover_width(grid);  recompute_pj(grid, 512);  stash_pj(grid, 512);
+// clang-format on
 //
 // Contract: plain arithmetic on doubles; crossover_width is 0 when recomputing never costs less (the hops
 // of the recompute alone cost more than the store), and throws std::invalid_argument when the model has no

@@ -12,6 +12,8 @@
 //   double q = analysis::inflight_pipeline(32, 8, 256, 34, 4096);            // 4.56e9 bytes ("4.6 GB")
 //   auto layers = analysis::layer_geometry(setup.model.widths, setup.placement);
 //   analysis::ByteHopsPerToken f = analysis::forward_byte_hops_per_token(layers, setup.bytes);
+//   analysis::PlacementDepth c = analysis::depth_on_placement(widths, setup.placement, grid, false, false);
+//   c.forward; c.backprop;                        // seed-grid: 752 and 1503 hops (2 L sqrt(n) = 1024)
 //
 // Contract: the closed forms are plain arithmetic on doubles (no rounding); the exact functions count
 // what MODEL.md sections 4 and 5 prescribe, per token, in whole byte-hops, and throw

@@ -90,5 +90,31 @@ TEST(Compare, SeedTestNeedsSlopeAtMostThresholdAndByteHopsWithin33Percent) {
   EXPECT_NE(out.str().find("x backprop"), std::string::npos) << out.str();
 }
 
+// A schedule that stashes nothing at any depth (forward-gradient) has no slope and needs none: in-flight 0
+// is not L^2. It is judged on its byte-hops; a schedule with a stash at one depth only is not judged.
+TEST(Compare, NoStashAtAnyDepthIsJudgedOnByteHopsAlone) {
+  const std::vector<workloads::RunResult> results{
+      result("forward", 100, 0), result("backprop", 100, 100), result("stashless_cheap", 110, 110),
+      result("stashless_dear", 240, 242), result("one_stash", 100, 100)};
+  const std::vector<InflightScaling> scaling{
+      fit_inflight_scaling("forward", {4, 8}, {0, 0}),
+      fit_inflight_scaling("backprop", {4, 8}, {16, 64}),
+      fit_inflight_scaling("stashless_cheap", {4, 8}, {0, 0}),
+      fit_inflight_scaling("stashless_dear", {4, 8, 16}, {0, 0, 0}),
+      fit_inflight_scaling("one_stash", {4, 8}, {0, 5}),
+  };
+  const ByteHopsBaseline baseline = byte_hops_baseline(results);
+  const std::vector<Verdict> v = judge_schedules(results, scaling, baseline);
+  EXPECT_EQ(v[0].outcome, TestOutcome::not_applicable);  // forward: still no backward pass
+  EXPECT_EQ(v[2].outcome, TestOutcome::meets);
+  EXPECT_FALSE(v[2].inflight_slope);
+  EXPECT_NE(v[2].reason.find("no stash at any depth"), std::string::npos) << v[2].reason;
+  EXPECT_EQ(v[3].outcome, TestOutcome::fails);  // 2.41 x backprop, as forward-gradient on the default model
+  EXPECT_NEAR(v[3].byte_hops_ratio, 2.41, 1e-12);
+  EXPECT_NE(v[3].reason.find("byte-hops 2.410 x backprop > 1.333"), std::string::npos) << v[3].reason;
+  EXPECT_EQ(v[4].outcome, TestOutcome::not_applicable);
+  EXPECT_NE(v[4].reason.find("fewer than two depths"), std::string::npos) << v[4].reason;
+}
+
 }  // namespace
 }  // namespace spatialsim::analysis

@@ -35,6 +35,11 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
   };
   EXPECT_TRUE(verdict_line("backprop", "fails")) << r.out;
   EXPECT_TRUE(verdict_line("forward", "n/a")) << r.out;
+  // No stash at any depth, judged on byte-hops: 2.412 x backprop (docs/store-vs-recompute.md).
+  EXPECT_TRUE(verdict_line("forward-gradient", "fails")) << r.out;
+  EXPECT_NE(r.out.find("no stash at any depth (in-flight 0, not L^2), byte-hops 2.412 x backprop"),
+            std::string::npos)
+      << r.out;
   H5::H5File in(path("c.h5"), H5F_ACC_RDONLY);
   EXPECT_TRUE(in.nameExists("/runs/checkpoint/byte_hops"));
   EXPECT_TRUE(in.nameExists("/compare/backprop/inflight_byte_cycles_per_token"));
