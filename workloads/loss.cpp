@@ -88,7 +88,7 @@ double loss_value(Loss loss, const sim::Matrix<double>& outputs, const sim::Matr
     const double* target = targets.row(t);
     double per_token = 0.0;
     if (loss == Loss::mse) {
-      for (std::uint32_t k = 0; k < n; ++k) per_token += 0.5 * (y[k] - target[k]) * (y[k] - target[k]);
+      per_token = add_mse(y, target, n, per_token);
     } else {
       // log softmax(y)_k = (y_k - max) - log sum exp(y - max).
       const double m = *std::max_element(y, y + n);
@@ -115,7 +115,7 @@ sim::Matrix<double> loss_gradient(Loss loss, const sim::Matrix<double>& outputs,
     const double* target = targets.row(t);
     double* g = grad.row(t);
     if (loss == Loss::mse) {
-      for (std::uint32_t k = 0; k < n; ++k) g[k] = (y[k] - target[k]) * inv_tokens;
+      mse_gradient(y, target, n, inv_tokens, g);
     } else {
       // d/dy_k [-sum_j t_j log p_j] = p_k * sum_j t_j - t_k; sum_j t_j = 1 by the contract, but keeping the
       // factor makes the gradient exactly that of the value above even for a row summing to 1 +- 1e-9.

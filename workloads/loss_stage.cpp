@@ -1,7 +1,6 @@
 #include "workloads/loss_stage.h"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace spatialsim::workloads {
@@ -68,13 +67,7 @@ void LossStage<T>::try_start(sim::Engine& engine, std::uint32_t wf, std::uint32_
   if (m_setup.with_values) {
     const sim::Matrix<T>& y = c.y->matrix;
     sim::Matrix<T> lse(tokens(wf), 1);  // primal rows only (tangent streams follow them)
-    for (std::uint32_t t = 0; t < tokens(wf); ++t) {
-      const T* row = y.row(t);
-      const T top = *std::max_element(row, row + y.cols());
-      T sum = 0;
-      for (std::uint32_t k = 0; k < y.cols(); ++k) sum += std::exp(row[k] - top);
-      lse(t, 0) = top + std::log(sum);
-    }
+    for (std::uint32_t t = 0; t < tokens(wf); ++t) lse(t, 0) = log_sum_exp(y.row(t), y.cols());
     c.partial_lse = make_values(std::move(lse));
   }
   try_reduce(engine, wf, col);
@@ -89,12 +82,7 @@ void LossStage<T>::try_reduce(sim::Engine& engine, std::uint32_t wf, std::uint32
   if (col > 0 && m_setup.with_values) {
     sim::Matrix<T> merged = c.partial_lse->matrix;
     const sim::Matrix<T>& in = c.incoming_lse->matrix;
-    for (std::uint32_t t = 0; t < merged.rows(); ++t) {
-      const T a = merged(t, 0);
-      const T b = in(t, 0);
-      const T top = std::max(a, b);
-      merged(t, 0) = top + std::log(std::exp(a - top) + std::exp(b - top));
-    }
+    for (std::uint32_t t = 0; t < merged.rows(); ++t) merged(t, 0) = log_add_exp(merged(t, 0), in(t, 0));
     running = make_values(std::move(merged));
   }
   const auto last = static_cast<std::uint32_t>(m_setup.cols.size() - 1);
@@ -153,21 +141,19 @@ void LossStage<T>::finish(sim::Engine& engine, std::uint32_t wf, std::uint32_t c
     const sim::Matrix<T>& y = c.y->matrix;
     const sim::Matrix<T>& t = c.target->matrix;
     const std::uint32_t n = tokens(wf);  // primal rows; tangent streams follow them
-    sim::Matrix<T> g(n, y.cols());
-    double loss = 0;
+    const std::uint32_t width = y.cols();
+    sim::Matrix<T> g(n, width);
+    double loss = 0;  // summed over this tile's rows in order, then scaled once
     for (std::uint32_t r = 0; r < n; ++r) {
-      for (std::uint32_t k = 0; k < y.cols(); ++k) {
+      for (std::uint32_t k = 0; k < width; ++k)
         m_outputs(m_first_token[wf] + r, m_setup.cols[col].begin + k) = static_cast<double>(y(r, k));
-        if (m_setup.loss == Loss::mse) {
-          const double diff = static_cast<double>(y(r, k)) - static_cast<double>(t(r, k));
-          loss += 0.5 * diff * diff;
-          g(r, k) = static_cast<T>(diff * inv_tokens);
-        } else {
-          const T log_p = y(r, k) - total_lse->matrix(r, 0);
-          loss -= static_cast<double>(t(r, k)) * static_cast<double>(log_p);
-          g(r, k) = static_cast<T>((static_cast<double>(std::exp(log_p)) - static_cast<double>(t(r, k))) *
-                                   inv_tokens);
-        }
+      if (m_setup.loss == Loss::mse) {
+        loss = add_mse(y.row(r), t.row(r), width, loss);
+        mse_gradient(y.row(r), t.row(r), width, inv_tokens, g.row(r));
+      } else {
+        const T lse = total_lse->matrix(r, 0);
+        loss = add_cross_entropy(y.row(r), t.row(r), width, lse, loss);
+        cross_entropy_gradient(y.row(r), t.row(r), width, lse, inv_tokens, g.row(r));
       }
     }
     m_loss += loss * inv_tokens;
