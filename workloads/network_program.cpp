@@ -1,6 +1,7 @@
 #include "workloads/network_program.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -225,20 +226,14 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   }
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
-  GatherSlots& slots = m_forward_pieces[layer];
-  mappings::WavefrontItems<Gather>& lanes = slots.at(m.serial);
-  Gather& g = lanes.items[row];
-  if (g.pieces == 0) ++lanes.open;
   const sim::TileId here = block.lane_entry_tile(row);
-  if (!g.add(engine, m, tokens(m.serial), I.size, tr.features.begin - I.begin, expected, here, true,
-             m_setup.with_values, static_cast<std::uint32_t>(streams(layer))))
-    return;
-  g.release(engine, here, layer);
-  const std::uint32_t depth = g.depth;
-  ValuesPtr<T> x = g.take(m_setup.with_values);
-  g = Gather{};
-  if (--lanes.open == 0) slots.release(m.serial);
-  enter(engine, layer, m.serial, row, std::move(x), depth, m.phase);
+  std::optional<Gathered<T>> x = gather_item(
+      engine, m_forward_pieces[layer], m.serial, row, here, layer, m_setup.with_values, [&](Gather& g) {
+        return g.add(engine, m, tokens(m.serial), I.size, tr.features.begin - I.begin, expected, here, true,
+                     m_setup.with_values, static_cast<std::uint32_t>(streams(layer)));
+      });
+  if (!x) return;
+  enter(engine, layer, m.serial, row, std::move(x->values), x->depth, m.phase);
 }
 
 template <typename T>
@@ -273,20 +268,14 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
     return;
   }
   const Range J = block.col_ranges()[col];
-  GatherSlots& slots = m_backward_pieces[layer];
-  mappings::WavefrontItems<Gather>& columns = slots.at(m.serial);
-  Gather& g = columns.items[col];
-  if (g.pieces == 0) ++columns.open;
   const sim::TileId here = block.output_tile(col);
-  if (!g.add(engine, m, tokens(m.serial), J.size, tr.features.begin - J.begin, expected, here, true,
-             m_setup.with_values))
-    return;
-  g.release(engine, here, layer);
-  const std::uint32_t depth = g.depth;
-  ValuesPtr<T> dy = g.take(m_setup.with_values);
-  g = Gather{};
-  if (--columns.open == 0) slots.release(m.serial);
-  deliver_output_gradient(engine, layer, m.serial, col, std::move(dy), depth, engine.now());
+  std::optional<Gathered<T>> dy = gather_item(
+      engine, m_backward_pieces[layer], m.serial, col, here, layer, m_setup.with_values, [&](Gather& g) {
+        return g.add(engine, m, tokens(m.serial), J.size, tr.features.begin - J.begin, expected, here, true,
+                     m_setup.with_values);
+      });
+  if (!dy) return;
+  deliver_output_gradient(engine, layer, m.serial, col, std::move(dy->values), dy->depth, engine.now());
 }
 
 template <typename T>

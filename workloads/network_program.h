@@ -133,7 +133,6 @@ class NetworkProgram final : public sim::MessageHandler,
   };
   // A lane input (forward) or an output gradient (backward) arriving in pieces from several tiles.
   using Gather = PieceGather<T>;
-  using GatherSlots = mappings::ItemSlots<Gather>;
   using HeldSlots = mappings::ItemSlots<HeldGradient>;
 
   [[gnu::noinline, gnu::flatten]] void on_program_message(sim::Engine& engine, const sim::Message& message);
@@ -188,8 +187,8 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<mappings::XStash> m_forward_stash;
   std::vector<const RecomputeEpisode*> m_episodes;
   std::unique_ptr<LossStage<T>> m_loss;
-  std::vector<GatherSlots> m_forward_pieces;   // [layer]: per lane
-  std::vector<GatherSlots> m_backward_pieces;  // [layer]: per output column
+  std::vector<PieceGathers<T>> m_forward_pieces;   // [layer]: per lane
+  std::vector<PieceGathers<T>> m_backward_pieces;  // [layer]: per output column
   HostInjection m_injection;
   const StepData* m_data = nullptr;
   std::vector<HeldSlots> m_held;                     // [layer]: per output column

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace spatialsim::workloads::reversible {
@@ -132,8 +133,7 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
     m_lanes.push_back(mappings::item_slots<Gather>(G, rows));
   }
   const std::uint32_t entry_columns = block(CouplingLayers::entry()).spec().layout.cols;
-  m_entry_gradient =
-      std::make_unique<mappings::ItemSlots<Gather>>(mappings::item_slots<Gather>(G, entry_columns));
+  m_entry_gradient = std::make_unique<PieceGathers<T>>(mappings::item_slots<Gather>(G, entry_columns));
 
   for (std::uint32_t wf = 0; wf < G; ++wf) {
     engine.post_local(sim::Message{.dst = block(CouplingLayers::entry()).lane_entry_tile(0),
@@ -248,24 +248,19 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
     settle_sites(e.skip_value, m.serial);
     return;
   }
-  mappings::WavefrontItems<Gather>& lanes = m_lanes[e.layer].at(m.serial);
-  Gather& g = lanes.items[at];
-  if (g.pieces == 0) ++lanes.open;
-  if (!g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
-             m_graph.lane_pieces(e.layer, at), consumer.lane_entry_tile(at), true, m_setup.with_values))
-    return;
-  g.release(engine, consumer.lane_entry_tile(at), e.layer);
-  const std::uint32_t depth = g.depth;
-  const Cycle ready = g.ready;
-  ValuesPtr<T> x = g.take(m_setup.with_values);
-  g = Gather{};
-  if (--lanes.open == 0) m_lanes[e.layer].release(m.serial);
+  const sim::TileId entry_tile = consumer.lane_entry_tile(at);
+  std::optional<Gathered<T>> x = gather_item(
+      engine, m_lanes[e.layer], m.serial, at, entry_tile, e.layer, m_setup.with_values, [&](Gather& g) {
+        return g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
+                     m_graph.lane_pieces(e.layer, at), entry_tile, true, m_setup.with_values);
+      });
+  if (!x) return;
   // F and G stash nothing in the forward pass; a recompute keeps its inputs for the backward pass that
   // follows it; the exit layer keeps its inputs as backprop would.
   XStash stash = XStash::none;
   if (m.phase == Phase::recompute || (e.layer == m_graph.layers().exit() && trains()))
     stash = XStash::replicate;
-  consumer.enter_lane(engine, m.serial, at, std::move(x), depth, ready, stash, m.phase);
+  consumer.enter_lane(engine, m.serial, at, std::move(x->values), x->depth, x->ready, stash, m.phase);
 }
 
 template <typename T>
@@ -305,12 +300,11 @@ void ReversibleProgram<T>::try_forward_sum(sim::Engine& engine, std::uint32_t va
                                            std::uint32_t j) {
   Site& s = site(value, wf, j);
   if (!s.layer_out.present || s.skip.pieces < m_graph.skip_pieces(value, j)) return;
-  s.skip.release(engine, home_tile(value, j), m_graph.home_layer(value));
-  const std::uint32_t depth = std::max(s.layer_out.depth, s.skip.depth);
-  const Cycle ready = std::max(s.layer_out.ready, s.skip.ready);
-  ValuesPtr<T> sum =
-      combine(s.skip.take(m_setup.with_values), s.layer_out.values, T{1});  // x1 + F(x2), or x2 + G(y1)
-  s.skip = Gather{};
+  const Gathered<T> skip =
+      s.skip.finish(engine, home_tile(value, j), m_graph.home_layer(value), m_setup.with_values);
+  const std::uint32_t depth = std::max(s.layer_out.depth, skip.depth);
+  const Cycle ready = std::max(s.layer_out.ready, skip.ready);
+  ValuesPtr<T> sum = combine(skip.values, s.layer_out.values, T{1});  // x1 + F(x2), or x2 + G(y1)
   s.layer_out = Stamped{};
   value_computed(engine, value, wf, j, std::move(sum), depth, ready);
 }
@@ -400,10 +394,9 @@ void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim:
   if (!s.returned.add(engine, m, tokens(m.serial), r.size, tr.features.begin - r.begin,
                       m_graph.return_pieces(value, j), tile, true, m_setup.with_values))
     return;
-  s.returned.release(engine, tile, m_graph.home_layer(value));
-  const std::uint32_t depth = s.returned.depth;
-  s.value = {s.returned.take(m_setup.with_values), depth, s.returned.ready, true};
-  s.returned = Gather{};
+  Gathered<T> back = s.returned.finish(engine, tile, m_graph.home_layer(value), m_setup.with_values);
+  const std::uint32_t depth = back.depth;
+  s.value = {std::move(back.values), depth, back.ready, true};
   const bool home_subtracts = CouplingGraph::stage(value) > 0;  // b_0 only goes on to F_1
   if (home_subtracts) {
     // Held until the home layer's recompute arrives for the next subtraction: short-lived stash.
@@ -485,11 +478,10 @@ void ReversibleProgram<T>::try_backward(sim::Engine& engine, std::uint32_t value
   s.backward_started = true;
   const Range r = home_range(value, j);
   const sim::TileId tile = home_tile(value, j);
-  s.gradient.release(engine, tile, m_graph.home_layer(value));
-  const std::uint32_t depth = std::max(s.gradient.depth, s.recomputed.depth);
-  const Cycle ready = std::max({s.gradient.ready, s.recomputed.ready, engine.now()});
-  ValuesPtr<T> g = s.gradient.take(m_setup.with_values);
-  s.gradient = Gather{};
+  Gathered<T> gathered = s.gradient.finish(engine, tile, m_graph.home_layer(value), m_setup.with_values);
+  const std::uint32_t depth = std::max(gathered.depth, s.recomputed.depth);
+  const Cycle ready = std::max({gathered.ready, s.recomputed.ready, engine.now()});
+  ValuesPtr<T> g = std::move(gathered.values);
   if (k == 0) {
     entry_gradient_part(engine, value, wf, j, g, depth, ready);
     return;
@@ -511,30 +503,20 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
   std::uint32_t parts = 0;
   for (std::uint32_t v : {CouplingGraph::a(0), CouplingGraph::b(0)})
     parts += home_range(v, j).size != 0 ? 1 : 0;
-  mappings::WavefrontItems<Gather>& columns = m_entry_gradient->at(wf);
-  Gather& whole = columns.items[j];
-  if (whole.pieces == 0) ++columns.open;
-  if (m_setup.with_values) {
-    if (whole.pieces == 0) whole.values = sim::Matrix<T>(tokens(wf), J.size);
-    const std::uint32_t offset = m_graph.home_offset(value, j);
-    for (std::uint32_t t = 0; t < g->matrix.rows(); ++t)
-      for (std::uint32_t k = 0; k < g->matrix.cols(); ++k) whole.values(t, offset + k) = g->matrix(t, k);
-  }
-  whole.depth = std::max(whole.depth, depth);
-  whole.ready = std::max(whole.ready, ready);
-  const std::uint64_t bytes = activation_bytes(wf, home_range(value, j).size);
-  if (++whole.pieces < parts) {  // the first half waits for the other on the same tile
-    engine.store(entry.output_tile(j), StorageCategory::transit, bytes, CouplingLayers::entry());
-    whole.held_bytes += bytes;
-    return;
-  }
-  whole.release(engine, entry.output_tile(j), CouplingLayers::entry());
-  const std::uint32_t d = whole.depth;
-  const Cycle at = whole.ready;
-  ValuesPtr<T> dy = whole.take(m_setup.with_values);
-  whole = Gather{};
-  if (--columns.open == 0) m_entry_gradient->release(wf);
-  entry.start_backward(engine, wf, j, std::move(dy), d, at);
+  // The first part waits for the other on the same tile.
+  const sim::TileId tile = entry.output_tile(j);
+  const GatherPiece<T> part{.values = g ? &g->matrix : nullptr,
+                            .depth = depth,
+                            .ready = ready,
+                            .bytes = activation_bytes(wf, home_range(value, j).size),
+                            .tag = CouplingLayers::entry()};
+  std::optional<Gathered<T>> dy = gather_item(
+      engine, *m_entry_gradient, wf, j, tile, CouplingLayers::entry(), m_setup.with_values,
+      [&](Gather& whole) {
+        return whole.add(engine, part, tokens(wf), J.size, m_graph.home_offset(value, j), parts, tile, true);
+      });
+  if (!dy) return;
+  entry.start_backward(engine, wf, j, std::move(dy->values), dy->depth, dy->ready);
 }
 
 template <typename T>

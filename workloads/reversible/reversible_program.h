@@ -158,10 +158,10 @@ class ReversibleProgram final : public sim::MessageHandler,
   CouplingGraph m_graph;
   std::unique_ptr<LossStage<T>> m_loss;
   TileOptimizer<T> m_updates;
-  std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;      // [value]: per home column
-  std::vector<mappings::ItemSlots<Gather>> m_lanes;               // [layer]: per lane
-  std::unique_ptr<mappings::ItemSlots<Gather>> m_entry_gradient;  // per entry column: a_0, b_0 parts
-  std::vector<std::vector<sim::Matrix<T>>> m_forward_values;      // [value][wf], T_g x d/2: drift reference
+  std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;  // [value]: per home column
+  std::vector<PieceGathers<T>> m_lanes;                       // [layer]: per lane
+  std::unique_ptr<PieceGathers<T>> m_entry_gradient;          // per entry column: a_0, b_0 parts
+  std::vector<std::vector<sim::Matrix<T>>> m_forward_values;  // [value][wf], T_g x d/2: drift reference
   HostInjection m_injection;
   const StepData* m_data = nullptr;
   ReconstructionDrift m_drift;
