@@ -1,7 +1,8 @@
 // `spatialsim theory`: evaluates MODEL.md section 9's closed forms (seed 000, section 6) for the
 // configured model and machine, with every input, unit and number, and beside them the exact per-token
-// byte-hops of the configured blocks and placement, which is what `spatialsim run` counts. Nothing is
-// simulated, so it is instant even for seed 000's 32-layer, 8192-tile configuration (docs/theory.md).
+// byte-hops and the depth of the configured blocks and placement, which is what `spatialsim run` counts.
+// Nothing is simulated, so it is instant even for seed 000's 32-layer, 8192-tile configuration
+// (docs/theory.md).
 //
 //   spatialsim theory --config configs/seed-grid.ini
 //   spatialsim theory --config configs/seed-grid.ini --theory.stash_constant=34 --theory.pipeline_stages=4
@@ -245,7 +246,7 @@ class TheoryCommand final : public Command {
 const CommandRegistry::Registration registration{
     "theory",
     "prints MODEL.md section 9's closed forms (hops per FLOP, in-flight storage, depth, reuse) and the "
-    "exact per-token byte-hops for the configured model and machine",
+    "exact per-token byte-hops and depth for the configured model and machine",
     [](const sim::Config&) { return std::make_unique<TheoryCommand>(); }};
 
 }  // namespace
