@@ -1,12 +1,13 @@
 #pragma once
 // The step's wavefronts entering the grid from the host: a wavefront's inputs go to the first block's lane
-// entries and its targets to the last block's output tiles, as `host` traffic. Shared by the programs that
-// run a chain of blocks (NetworkProgram, reversible::ReversibleProgram); each names its own ports.
+// entries and its targets to the last block's output tiles, as `host` traffic, on the chain ports
+// (chain_ports.h). Shared by the programs that run a chain of blocks (NetworkProgram,
+// reversible::ReversibleProgram).
 //
 // Usage:
-//   HostInjection injection({.input_port = ..., .target_port = ..., .target_group = last_layer}, b_a,
-//                           wavefront_tokens);
-//   injection.inject(engine, first_block, last_block, wf, data);   // data: null in counting mode
+//   HostInjection injection(setup, /*target_group=*/last_layer);
+//   injection.schedule(engine, first_block);   // each step: one ChainPort::inject timer per wavefront
+//   injection.inject(engine, first_block, last_block, wf, data);   // on each; data: null in counting mode
 
 #include <cstdint>
 #include <vector>
@@ -14,15 +15,11 @@
 #include "mappings/values.h"
 #include "mappings/weight_stationary_block.h"
 #include "sim/engine.h"
+#include "workloads/chain_ports.h"
 #include "workloads/data.h"
+#include "workloads/network_setup.h"
 
 namespace spatialsim::workloads {
-
-struct HostPorts {
-  std::uint32_t input_port = 0;    // delivered to the first block's lane entries (slot: the lane)
-  std::uint32_t target_port = 0;   // delivered to the last block's output tiles (slot: the column)
-  std::uint32_t target_group = 0;  // message.group of the targets: the last layer
-};
 
 // Rows [first_token, first_token + tokens) and columns `cols` of `m`, as T values.
 template <typename T>
@@ -38,8 +35,12 @@ mappings::ValuesPtr<T> token_slice(const sim::Matrix<double>& m, std::uint32_t f
 class HostInjection {
  public:
   HostInjection() = default;
-  HostInjection(HostPorts ports, std::uint32_t activation_bytes, std::vector<std::uint32_t> wavefront_tokens)
-      : m_ports(ports), m_activation_bytes(activation_bytes), m_tokens(std::move(wavefront_tokens)) {
+  // `target_group`: message.group of the targets, the last layer.
+  HostInjection(const NetworkSetup& setup, std::uint32_t target_group)
+      : m_target_group(target_group),
+        m_activation_bytes(setup.bytes.activation),
+        m_interval(setup.injection_interval),
+        m_tokens(setup.wavefront_tokens) {
     for (std::uint32_t n : m_tokens) {
       m_first_token.push_back(m_total);
       m_total += n;
@@ -47,6 +48,17 @@ class HostInjection {
   }
 
   std::uint32_t total_tokens() const { return m_total; }
+
+  // Posts the step's wavefronts from now, the setup's injection interval apart: a ChainPort::inject timer
+  // each (serial: the wavefront) on the first block's first lane entry, for the program to pass to inject().
+  template <typename T>
+  void schedule(sim::Engine& engine, const mappings::WeightStationaryBlock<T>& first) const {
+    for (std::uint32_t wf = 0; wf < m_tokens.size(); ++wf) {
+      engine.post_local(
+          sim::Message{.dst = first.lane_entry_tile(0), .port = port_id(ChainPort::inject), .serial = wf},
+          engine.now() + wf * m_interval);
+    }
+  }
 
   // Sends wavefront `wf` (its tokens of the step) from the host, now. `data` is null in counting mode: the
   // messages then carry no values.
@@ -70,16 +82,17 @@ class HostInjection {
                   engine.now(), features ? token_slice<T>(*features, m_first_token[wf], tokens, r) : nullptr);
     };
     for (std::uint32_t i = 0; i < first.spec().layout.rows; ++i)
-      send(first.lane_entry_tile(i), first.row_ranges()[i], m_ports.input_port, 0, i,
+      send(first.lane_entry_tile(i), first.row_ranges()[i], port_id(ChainPort::host_input), 0, i,
            data ? &data->inputs : nullptr);
     for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j)
-      send(last.output_tile(j), last.col_ranges()[j], m_ports.target_port, m_ports.target_group, j,
+      send(last.output_tile(j), last.col_ranges()[j], port_id(ChainPort::host_target), m_target_group, j,
            data ? &data->targets : nullptr);
   }
 
  private:
-  HostPorts m_ports;
+  std::uint32_t m_target_group = 0;
   std::uint32_t m_activation_bytes = 2;
+  sim::Cycle m_interval = 1;
   std::vector<std::uint32_t> m_tokens;       // T_g per wavefront
   std::vector<std::uint32_t> m_first_token;  // per wavefront: its first token in the step
   std::uint32_t m_total = 0;

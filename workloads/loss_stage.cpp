@@ -1,7 +1,10 @@
 #include "workloads/loss_stage.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
+
+#include "workloads/chain_ports.h"
 
 namespace spatialsim::workloads {
 
@@ -10,6 +13,23 @@ using mappings::ValuesPtr;
 using sim::Cycle;
 using sim::Phase;
 using sim::StorageCategory;
+
+template <typename T>
+LossStageSetup loss_stage_setup(const NetworkSetup& setup, const mappings::WeightStationaryBlock<T>& last) {
+  LossStageSetup ls;
+  ls.loss = setup.model.loss;
+  ls.cols = last.col_ranges();
+  for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) ls.output_tiles.push_back(last.output_tile(j));
+  ls.wavefront_tokens = setup.wavefront_tokens;
+  ls.total_tokens = std::accumulate(setup.wavefront_tokens.begin(), setup.wavefront_tokens.end(), 0u);
+  ls.activation_bytes = setup.bytes.activation;
+  ls.partial_sum_bytes = setup.bytes.partial_sum;
+  ls.layer_tag = last.spec().layer;
+  ls.reduce_port = port_id(ChainPort::loss_reduce);
+  ls.broadcast_port = port_id(ChainPort::loss_broadcast);
+  ls.with_values = setup.with_values;
+  return ls;
+}
 
 template <typename T>
 LossStage<T>::LossStage(LossStageSetup setup, LossGradientListener<T>& listener)
@@ -188,6 +208,8 @@ std::vector<double> LossStage<T>::tangent_partials(const sim::Matrix<T>& dy, con
   return partials;
 }
 
+template LossStageSetup loss_stage_setup(const NetworkSetup&, const mappings::WeightStationaryBlock<float>&);
+template LossStageSetup loss_stage_setup(const NetworkSetup&, const mappings::WeightStationaryBlock<double>&);
 template class LossStage<float>;
 template class LossStage<double>;
 

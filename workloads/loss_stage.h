@@ -10,7 +10,7 @@
 // because no schedule needs it on the grid.
 //
 // Usage:
-//   LossStage<float> stage(setup, listener);
+//   LossStage<float> stage(loss_stage_setup(network_setup, last_block), listener);
 //   stage.on_target(engine, wf, col, target, depth);       // from the host
 //   stage.on_output(engine, wf, col, y, depth, ready);      // from the last block
 //   ... listener.on_loss_gradient(engine, wf, col, dy, depth, ready) when dL/dy is known
@@ -20,8 +20,10 @@
 
 #include "mappings/partition.h"
 #include "mappings/values.h"
+#include "mappings/weight_stationary_block.h"
 #include "sim/engine.h"
 #include "workloads/loss.h"
+#include "workloads/network_setup.h"
 
 namespace spatialsim::workloads {
 
@@ -56,6 +58,12 @@ struct LossStageSetup {
   // stage reports each tangent's share of the directional derivative (docs/forward-gradients.md).
   std::uint32_t tangents = 0;
 };
+
+// The loss stage at the end of a chain of blocks: on the output tiles of `last` (its layer tags the
+// stage's messages and storage), for the step's wavefronts, on the chain's loss ports (chain_ports.h). It
+// wants the gradient and sees no tangents; a program that needs otherwise sets those two.
+template <typename T>
+LossStageSetup loss_stage_setup(const NetworkSetup& setup, const mappings::WeightStationaryBlock<T>& last);
 
 template <typename T>
 class LossStage {

@@ -16,20 +16,10 @@ using sim::MessageKind;
 using sim::Phase;
 using sim::StorageCategory;
 
-std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t per_wavefront) {
-  if (tokens == 0 || per_wavefront == 0)
-    throw std::invalid_argument("wavefront_sizes: sizes must be positive");
-  std::vector<std::uint32_t> sizes(tokens / per_wavefront, per_wavefront);
-  if (tokens % per_wavefront != 0) sizes.push_back(tokens % per_wavefront);
-  return sizes;
-}
-
 template <typename T>
 NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule)
     : m_setup(setup), m_grid(grid), m_schedule(schedule) {
-  const ModelSpec& model = m_setup.model;
-  const std::uint32_t L = model.layers();
-  if (m_setup.placement.blocks.size() != L) throw std::logic_error("network: one block per layer expected");
+  const std::uint32_t L = m_setup.model.layers();
   m_fg = m_schedule.forward_gradient();
   if (m_fg != nullptr) {
     // The schedule checked splitfg.split against the configured model; this one must be that model.
@@ -39,23 +29,12 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
                              "-layer model");
     m_trunk = m_fg->split == 0 ? L : m_fg->split;
   }
+  std::vector<mappings::BlockSpec> specs = block_specs(m_setup);
   for (std::uint32_t l = 0; l < L; ++l) {
-    mappings::BlockSpec spec;
-    spec.layer = l;
-    spec.d_in = model.widths[l];
-    spec.d_out = model.widths[l + 1];
-    spec.layout = m_setup.placement.blocks[l];
-    spec.activation = model.activation;
-    spec.apply_activation = l + 1 < L;
-    spec.has_bias = model.bias;
-    spec.computes_input_gradient = l > 0;
-    spec.bytes = m_setup.bytes;
-    spec.wavefront_tokens = m_setup.wavefront_tokens;
-    spec.with_values = m_setup.with_values;
-    spec.tangents = l < m_trunk ? m_fg->tangents : 0;
-    spec.input_tangents = l > 0;  // dx_0 = 0
-    m_blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, *this));
+    specs[l].tangents = l < m_trunk ? m_fg->tangents : 0;
+    specs[l].input_tangents = l > 0;  // dx_0 = 0
   }
+  m_blocks = make_blocks<T>(std::move(specs), grid, *this);
   for (std::uint32_t l = 0; l + 1 < L; ++l) {
     m_plans.push_back(
         mappings::plan_redistribution(m_blocks[l]->col_ranges(), m_blocks[l + 1]->row_ranges()));
@@ -68,14 +47,14 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
       paths.forward.push_back({.base = {.src = from.output_tile(tr.producer_col),
                                         .dst = to.lane_entry_tile(tr.consumer_row),
                                         .kind = MessageKind::redistribution,
-                                        .port = static_cast<std::uint32_t>(Port::redistribute_forward),
+                                        .port = port_id(Port::redistribute_forward),
                                         .group = l + 1,
                                         .slot = id},
                                .bytes_per_token = bytes_per_token});
       paths.backward.push_back({.base = {.src = to.lane_entry_tile(tr.consumer_row),
                                          .dst = from.output_tile(tr.producer_col),
                                          .kind = MessageKind::redistribution,
-                                         .port = static_cast<std::uint32_t>(Port::redistribute_backward),
+                                         .port = port_id(Port::redistribute_backward),
                                          .group = l,
                                          .slot = id},
                                 .bytes_per_token = bytes_per_token});
@@ -94,10 +73,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     m_backward_pieces.push_back(mappings::item_slots<Gather>(G, cols));
     m_held.push_back(mappings::item_slots<HeldGradient>(G, cols));
   }
-  m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
-                               .target_port = static_cast<std::uint32_t>(Port::host_target),
-                               .target_group = L - 1},
-                              m_setup.bytes.activation, m_setup.wavefront_tokens);
+  m_injection = HostInjection(m_setup, /*target_group=*/L - 1);
   m_episode_started.resize(L);
   for (std::uint32_t l = 0; l < L; ++l) {
     if (m_episodes[l] == nullptr) continue;
@@ -106,19 +82,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
   m_episode_target.assign(G, 0);
   m_checkpoints.assign(G, 0);
 
-  const auto& last = *m_blocks.back();
-  LossStageSetup ls;
-  ls.loss = model.loss;
-  ls.cols = last.col_ranges();
-  for (std::uint32_t j = 0; j < last.spec().layout.cols; ++j) ls.output_tiles.push_back(last.output_tile(j));
-  ls.wavefront_tokens = m_setup.wavefront_tokens;
-  ls.total_tokens = m_injection.total_tokens();
-  ls.activation_bytes = m_setup.bytes.activation;
-  ls.partial_sum_bytes = m_setup.bytes.partial_sum;
-  ls.layer_tag = L - 1;
-  ls.reduce_port = static_cast<std::uint32_t>(Port::loss_reduce);
-  ls.broadcast_port = static_cast<std::uint32_t>(Port::loss_broadcast);
-  ls.with_values = m_setup.with_values;
+  LossStageSetup ls = loss_stage_setup(m_setup, *m_blocks.back());
   // Pure forward gradients need no dL/dY on the grid beyond the output tiles' own shares of d_k.
   ls.wants_gradient = m_schedule.runs_backward() && !(m_fg != nullptr && m_trunk == L);
   ls.tangents = m_fg != nullptr && m_trunk == L ? m_fg->tangents : 0;
@@ -128,8 +92,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
 
 template <typename T>
 void NetworkProgram<T>::load(const NetworkParameters& parameters) {
-  for (std::uint32_t l = 0; l < layers(); ++l)
-    m_blocks[l]->load_parameters(parameters[l].weights, parameters[l].bias);
+  load_parameters(m_blocks, parameters);
 }
 
 template <typename T>
@@ -142,48 +105,42 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
   ++m_steps_started;
   for (auto& started : m_episode_started) std::fill(started.begin(), started.end(), false);
   std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
-  for (auto& b : m_blocks) b->record_resident_storage(engine, m_schedule.runs_backward());
-  if (m_schedule.runs_backward()) m_updates.record_state(engine, m_blocks, m_setup.bytes.weight);
-  for (std::uint32_t wf = 0; wf < m_setup.wavefront_tokens.size(); ++wf) {
-    engine.post_local(sim::Message{.dst = m_blocks[0]->lane_entry_tile(0),
-                                   .port = static_cast<std::uint32_t>(Port::inject),
-                                   .serial = wf},
-                      engine.now() + wf * m_setup.injection_interval);
-  }
+  record_resident_storage(engine, m_blocks, m_updates, m_schedule.runs_backward(), m_setup.bytes.weight);
+  m_injection.schedule(engine, *m_blocks.front());
 }
 
 template <typename T>
 void NetworkProgram<T>::on_program_message(sim::Engine& engine, const sim::Message& m) {
-  switch (static_cast<Port>(m.port)) {
-    case Port::inject:
+  switch (m.port) {
+    case port_id(ChainPort::inject):
       m_injection.inject(engine, *m_blocks.front(), *m_blocks.back(), m.serial, m_data);
       return;
-    case Port::host_input:
+    case port_id(ChainPort::host_input):
       enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth, Phase::forward);
       return;
-    case Port::host_target:
+    case port_id(ChainPort::host_target):
       m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
       return;
-    case Port::redistribute_forward:
-      receive_forward_piece(engine, m);
-      return;
-    case Port::redistribute_backward:
-      receive_backward_piece(engine, m);
-      return;
-    case Port::loss_reduce:
-    case Port::loss_broadcast:
+    case port_id(ChainPort::loss_reduce):
+    case port_id(ChainPort::loss_broadcast):
       m_loss->on_message(engine, m);
       return;
-    case Port::update:
+    case port_id(ChainPort::update):
       m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
       return;
-    case Port::recompute_signal:
+    case port_id(Port::redistribute_forward):
+      receive_forward_piece(engine, m);
+      return;
+    case port_id(Port::redistribute_backward):
+      receive_backward_piece(engine, m);
+      return;
+    case port_id(Port::recompute_signal):
       restart_from_checkpoint(engine, m);
       return;
-    case Port::tangent_shadow:
+    case port_id(Port::tangent_shadow):
       return;  // only counted: the values rode in the primal piece
-    case Port::scalar_reduce:
-    case Port::scalar_broadcast:
+    case port_id(Port::scalar_reduce):
+    case port_id(Port::scalar_broadcast):
       m_scalars->on_message(engine, m);
       return;
   }
@@ -335,7 +292,7 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
                              .kind = MessageKind::scalar,
                              .phase = Phase::recompute,
                              .depth = depth,
-                             .port = static_cast<std::uint32_t>(Port::recompute_signal),
+                             .port = port_id(Port::recompute_signal),
                              .group = ep->from_layer,
                              .serial = wf,
                              .slot = i},
@@ -392,21 +349,17 @@ void NetworkProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) {
 
 template <typename T>
 void NetworkProgram<T>::schedule_update(sim::Engine& engine) {
-  m_updates.schedule(engine, m_blocks, static_cast<std::uint32_t>(Port::update));
+  m_updates.schedule(engine, m_blocks);
 }
 
 template <typename T>
 NetworkParameters NetworkProgram<T>::gradients() const {
-  NetworkParameters out(layers());
-  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->collect_gradients(out[l].weights, out[l].bias);
-  return out;
+  return collect_gradients(m_blocks);
 }
 
 template <typename T>
 NetworkParameters NetworkProgram<T>::parameters() const {
-  NetworkParameters out(layers());
-  for (std::uint32_t l = 0; l < layers(); ++l) m_blocks[l]->collect_parameters(out[l].weights, out[l].bias);
-  return out;
+  return collect_parameters(m_blocks);
 }
 
 template <typename T>

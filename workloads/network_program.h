@@ -19,15 +19,17 @@
 #include <vector>
 
 #include "mappings/message_template.h"
-#include "mappings/placement/i_placement.h"
 #include "mappings/redistribution.h"
 #include "mappings/weight_stationary_block.h"
+#include "workloads/block_chain.h"
+#include "workloads/chain_ports.h"
 #include "workloads/data.h"
 #include "workloads/forward_gradient/generated_tangents.h"
 #include "workloads/forward_gradient/tangent_scalars.h"
 #include "workloads/host_injection.h"
 #include "workloads/loss_stage.h"
 #include "workloads/model_spec.h"
+#include "workloads/network_setup.h"
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/parameters.h"
 #include "workloads/piece_gather.h"
@@ -35,19 +37,6 @@
 #include "workloads/tile_optimizer.h"
 
 namespace spatialsim::workloads {
-
-struct NetworkSetup {
-  ModelSpec model;
-  mappings::Placement placement;
-  mappings::ElementBytes bytes;
-  std::vector<std::uint32_t> wavefront_tokens;  // T_g per wavefront; they sum to the step's T
-  sim::Cycle injection_interval = 1;            // cycles between wavefront injections
-  bool with_values = true;
-  std::uint64_t seed = 1;  // the run's seed: the tangents' when the schedule's plan leaves it 0
-};
-
-// Splits T tokens into wavefronts of T_g (the last one takes the remainder).
-std::vector<std::uint32_t> wavefront_sizes(std::uint32_t tokens, std::uint32_t per_wavefront);
 
 template <typename T>
 class NetworkProgram final : public sim::MessageHandler,
@@ -75,7 +64,7 @@ class NetworkProgram final : public sim::MessageHandler,
   NetworkParameters gradients() const;
   NetworkParameters parameters() const;
   void zero_gradients();
-  std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>& blocks() { return m_blocks; }
+  BlockChain<T>& blocks() { return m_blocks; }
   // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
   // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
   mappings::SlotCensus wavefront_census() const;
@@ -109,15 +98,10 @@ class NetworkProgram final : public sim::MessageHandler,
                   sim::Cycle ready) override;
 
  private:
+  // The program's own ports; the host's, the loss stage's and the update's are ChainPort's.
   enum class Port : std::uint32_t {
-    inject = mappings::kFirstProgramPort,
-    host_input,
-    host_target,
-    redistribute_forward,
+    redistribute_forward = port_id(ChainPort::first_own),
     redistribute_backward,
-    loss_reduce,
-    loss_broadcast,
-    update,
     recompute_signal,
     tangent_shadow,  // the tangent bytes of a redistributed piece: counted, then ignored
     scalar_reduce,
@@ -174,7 +158,7 @@ class NetworkProgram final : public sim::MessageHandler,
   NetworkSetup m_setup;
   const sim::Grid& m_grid;
   const Schedule& m_schedule;
-  std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>> m_blocks;
+  BlockChain<T> m_blocks;
   std::vector<mappings::RedistributionPlan> m_plans;  // m_plans[l]: layer l -> layer l + 1
   // The messages of m_plans[l]'s transfers, per transfer id: forward (output tile to lane entry) and
   // backward (lane entry back to output tile), built once.

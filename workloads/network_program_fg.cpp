@@ -30,8 +30,8 @@ void NetworkProgram<T>::setup_forward_gradient() {
   for (sim::TileId tile = 0; tile < m_trunk_slices.size(); ++tile)  // the broadcast tree, by ascending id
     if (!m_trunk_slices[tile].empty()) ts.trunk_tiles.push_back(tile);
   ts.bytes_per_scalar = m_setup.bytes.partial_sum;
-  ts.reduce_port = static_cast<std::uint32_t>(Port::scalar_reduce);
-  ts.broadcast_port = static_cast<std::uint32_t>(Port::scalar_broadcast);
+  ts.reduce_port = port_id(Port::scalar_reduce);
+  ts.broadcast_port = port_id(Port::scalar_broadcast);
   ts.group = m_trunk - 1;
   ts.with_values = m_setup.with_values;
   m_scalars = std::make_unique<TangentScalars<T>>(std::move(ts), m_grid, *this);
@@ -51,7 +51,7 @@ void NetworkProgram<T>::send_tangent_shadow(sim::Engine& engine, const sim::Mess
   sim::Message m = primal;
   m.bytes = primal.bytes * m_fg->tangents;
   m.kind = sim::MessageKind::tangent;
-  m.port = static_cast<std::uint32_t>(Port::tangent_shadow);
+  m.port = port_id(Port::tangent_shadow);
   engine.send(m, ready);  // no values: they rode in the primal piece
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "workloads/chain_ports.h"
+
 namespace spatialsim::workloads {
 
 template <typename T>
@@ -38,7 +40,7 @@ void TileOptimizer<T>::record_state(sim::Engine& engine, const Blocks& blocks,
 }
 
 template <typename T>
-void TileOptimizer<T>::schedule(sim::Engine& engine, const Blocks& blocks, std::uint32_t port) {
+void TileOptimizer<T>::schedule(sim::Engine& engine, const Blocks& blocks) {
   if (m_optimizer == nullptr) return;
   ++m_update_count;
   for (std::size_t l = 0; l < blocks.size(); ++l) {
@@ -46,7 +48,7 @@ void TileOptimizer<T>::schedule(sim::Engine& engine, const Blocks& blocks, std::
     for (std::uint32_t k = 0; k < tiles.size(); ++k) {
       engine.post_local(sim::Message{.dst = tiles[k].id,
                                      .phase = sim::Phase::update,
-                                     .port = port,
+                                     .port = port_id(ChainPort::update),
                                      .group = static_cast<std::uint32_t>(l),
                                      .slot = k},
                         engine.now());

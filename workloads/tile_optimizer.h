@@ -7,7 +7,7 @@
 //   TileOptimizer<double> updates;
 //   updates.configure(optimizer, learning_rates, blocks, with_values);  // once; one rate per layer
 //   updates.record_state(engine, blocks, weight_bytes);          // each step, fresh engine
-//   updates.schedule(engine, blocks, port);                      // once the step has drained
+//   updates.schedule(engine, blocks);                            // once the step has drained
 //   updates.update_tile(engine, blocks, layer, tile, weight_bytes);  // on each posted message
 
 #include <cstdint>
@@ -31,8 +31,9 @@ class TileOptimizer {
   bool active() const { return m_optimizer != nullptr; }
   // The optimizer state as resident storage (category optimizer) in a fresh engine.
   void record_state(sim::Engine& engine, const Blocks& blocks, std::uint32_t weight_bytes) const;
-  // One local message per tile at now() (phase update): port `port`, group = layer, slot = tile index.
-  void schedule(sim::Engine& engine, const Blocks& blocks, std::uint32_t port);
+  // One local message per tile at now() (phase update): port ChainPort::update (chain_ports.h), group =
+  // layer, slot = tile index; the program passes each to update_tile().
+  void schedule(sim::Engine& engine, const Blocks& blocks);
   void update_tile(sim::Engine& engine, Blocks& blocks, std::uint32_t layer, std::uint32_t tile_index,
                    std::uint32_t weight_bytes);
 

@@ -20,37 +20,17 @@ using sim::StorageCategory;
 
 namespace {
 
+// The dense layers in CouplingLayers order: the entry layer first (no dX), the exit layer last (linear).
 template <typename T>
-using Blocks = std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>>;
-
-template <typename T>
-Blocks<T> make_blocks(const NetworkSetup& setup, const sim::Grid& grid,
-                      mappings::BlockListener<T>& listener) {
-  const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
-  if (setup.model.kind != ModelKind::reversible || setup.placement.blocks.size() != shapes.size())
-    throw std::logic_error("reversible program: a reversible model with one block per dense layer expected");
-  const CouplingLayers ids{setup.model.coupling_blocks()};
-  Blocks<T> blocks;
-  for (std::uint32_t l = 0; l < shapes.size(); ++l) {
-    mappings::BlockSpec spec;
-    spec.layer = l;
-    spec.d_in = shapes[l].d_in;
-    spec.d_out = shapes[l].d_out;
-    spec.layout = setup.placement.blocks[l];
-    spec.activation = setup.model.activation;
-    spec.apply_activation = l != ids.exit();  // the exit layer is linear, as an MLP's last layer
-    spec.has_bias = setup.model.bias;
-    spec.computes_input_gradient = l != CouplingLayers::entry();
-    spec.bytes = setup.bytes;
-    spec.wavefront_tokens = setup.wavefront_tokens;
-    spec.with_values = setup.with_values;
-    blocks.push_back(std::make_unique<mappings::WeightStationaryBlock<T>>(std::move(spec), grid, listener));
-  }
-  return blocks;
+BlockChain<T> coupling_blocks(const NetworkSetup& setup, const sim::Grid& grid,
+                              mappings::BlockListener<T>& listener) {
+  if (setup.model.kind != ModelKind::reversible)
+    throw std::logic_error("reversible program: a reversible model expected");
+  return make_blocks<T>(block_specs(setup), grid, listener);
 }
 
 template <typename T>
-CouplingGraph make_graph(const NetworkSetup& setup, const Blocks<T>& blocks) {
+CouplingGraph make_graph(const NetworkSetup& setup, const BlockChain<T>& blocks) {
   std::vector<std::vector<Range>> rows;
   std::vector<std::vector<Range>> cols;
   for (const auto& b : blocks) {
@@ -68,33 +48,17 @@ ReversibleProgram<T>::ReversibleProgram(const NetworkSetup& setup, const sim::Gr
     : m_setup(setup),
       m_grid(grid),
       m_schedule(schedule),
-      m_blocks(make_blocks<T>(setup, grid, *this)),
-      m_graph(make_graph(setup, m_blocks)) {
-  m_injection = HostInjection({.input_port = static_cast<std::uint32_t>(Port::host_input),
-                               .target_port = static_cast<std::uint32_t>(Port::host_target),
-                               .target_group = m_graph.layers().exit()},
-                              m_setup.bytes.activation, m_setup.wavefront_tokens);
-  const auto& exit = block(m_graph.layers().exit());
-  LossStageSetup ls;
-  ls.loss = m_setup.model.loss;
-  ls.cols = exit.col_ranges();
-  for (std::uint32_t j = 0; j < exit.spec().layout.cols; ++j) ls.output_tiles.push_back(exit.output_tile(j));
-  ls.wavefront_tokens = m_setup.wavefront_tokens;
-  ls.total_tokens = m_injection.total_tokens();
-  ls.activation_bytes = m_setup.bytes.activation;
-  ls.partial_sum_bytes = m_setup.bytes.partial_sum;
-  ls.layer_tag = m_graph.layers().exit();
-  ls.reduce_port = static_cast<std::uint32_t>(Port::loss_reduce);
-  ls.broadcast_port = static_cast<std::uint32_t>(Port::loss_broadcast);
-  ls.with_values = m_setup.with_values;
+      m_blocks(coupling_blocks<T>(setup, grid, *this)),
+      m_graph(make_graph(setup, m_blocks)),
+      m_injection(setup, /*target_group=*/m_graph.layers().exit()) {
+  LossStageSetup ls = loss_stage_setup(m_setup, block(m_graph.layers().exit()));
   ls.wants_gradient = trains();
   m_loss = std::make_unique<LossStage<T>>(std::move(ls), *this);
 }
 
 template <typename T>
 void ReversibleProgram<T>::load(const NetworkParameters& parameters) {
-  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
-    m_blocks[l]->load_parameters(parameters.at(l).weights, parameters.at(l).bias);
+  load_parameters(m_blocks, parameters);
 }
 
 template <typename T>
@@ -104,7 +68,7 @@ void ReversibleProgram<T>::set_optimizer(const Optimizer* optimizer, double lr) 
 
 template <typename T>
 void ReversibleProgram<T>::schedule_update(sim::Engine& engine) {
-  m_updates.schedule(engine, m_blocks, static_cast<std::uint32_t>(Port::update));
+  m_updates.schedule(engine, m_blocks);
 }
 
 template <typename T>
@@ -114,8 +78,7 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
   m_data = data;
   m_drift = ReconstructionDrift{};
   m_loss->reset(m_setup.model.outputs());
-  for (auto& b : m_blocks) b->record_resident_storage(engine, trains());
-  if (trains()) m_updates.record_state(engine, m_blocks, m_setup.bytes.weight);
+  record_resident_storage(engine, m_blocks, m_updates, trains(), m_setup.bytes.weight);
 
   const auto G = static_cast<std::uint32_t>(m_setup.wavefront_tokens.size());
   m_sites.clear();
@@ -135,12 +98,7 @@ void ReversibleProgram<T>::start_step(sim::Engine& engine, const StepData* data)
   const std::uint32_t entry_columns = block(CouplingLayers::entry()).spec().layout.cols;
   m_entry_gradient = std::make_unique<PieceGathers<T>>(mappings::item_slots<Gather>(G, entry_columns));
 
-  for (std::uint32_t wf = 0; wf < G; ++wf) {
-    engine.post_local(sim::Message{.dst = block(CouplingLayers::entry()).lane_entry_tile(0),
-                                   .port = static_cast<std::uint32_t>(Port::inject),
-                                   .serial = wf},
-                      engine.now() + wf * m_setup.injection_interval);
-  }
+  m_injection.schedule(engine, block(CouplingLayers::entry()));
 }
 
 template <typename T>
@@ -180,7 +138,7 @@ void ReversibleProgram<T>::send_along(sim::Engine& engine, std::uint32_t edge, s
                              .kind = MessageKind::redistribution,
                              .phase = phase,
                              .depth = depth,
-                             .port = static_cast<std::uint32_t>(Port::value),
+                             .port = port_id(Port::value),
                              .group = e.layer,
                              .serial = wf,
                              .slot = m_graph.transfer_slot(edge, id)},
@@ -195,34 +153,34 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
     m_blocks[m.group]->on_message(engine, m);
     return;
   }
-  switch (static_cast<Port>(m.port)) {
-    case Port::inject:
+  switch (m.port) {
+    case port_id(ChainPort::inject):
       m_injection.inject(engine, block(CouplingLayers::entry()), block(m_graph.layers().exit()), m.serial,
                          m_data);
       return;
-    case Port::host_input:
+    case port_id(ChainPort::host_input):
       // The entry layer keeps its inputs (and Z) for its own backward pass, as backprop would.
       block(CouplingLayers::entry())
           .enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth,
                       engine.now(), trains() ? XStash::replicate : XStash::none, Phase::forward);
       return;
-    case Port::host_target:
+    case port_id(ChainPort::host_target):
       m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
       return;
-    case Port::loss_reduce:
-    case Port::loss_broadcast:
+    case port_id(ChainPort::loss_reduce):
+    case port_id(ChainPort::loss_broadcast):
       m_loss->on_message(engine, m);
       return;
-    case Port::update:
+    case port_id(ChainPort::update):
       m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
       return;
-    case Port::value:
+    case port_id(Port::value):
       receive_value(engine, m);
       return;
-    case Port::gradient:
+    case port_id(Port::gradient):
       receive_gradient(engine, m);
       return;
-    case Port::reconstructed:
+    case port_id(Port::reconstructed):
       receive_reconstructed(engine, m);
       return;
   }
@@ -437,7 +395,7 @@ void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t
                                .kind = MessageKind::redistribution,
                                .phase = Phase::backward,
                                .depth = depth,
-                               .port = static_cast<std::uint32_t>(Port::gradient),
+                               .port = port_id(Port::gradient),
                                .group = m_graph.home_layer(e.value),
                                .serial = wf,
                                .slot = m_graph.transfer_slot(edge_id, id)},
@@ -521,18 +479,12 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
 
 template <typename T>
 NetworkParameters ReversibleProgram<T>::gradients() const {
-  NetworkParameters out(m_blocks.size());
-  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
-    m_blocks[l]->collect_gradients(out[l].weights, out[l].bias);
-  return out;
+  return collect_gradients(m_blocks);
 }
 
 template <typename T>
 NetworkParameters ReversibleProgram<T>::parameters() const {
-  NetworkParameters out(m_blocks.size());
-  for (std::uint32_t l = 0; l < m_blocks.size(); ++l)
-    m_blocks[l]->collect_parameters(out[l].weights, out[l].bias);
-  return out;
+  return collect_parameters(m_blocks);
 }
 
 template <typename T>

@@ -23,12 +23,17 @@
 
 #include "mappings/wavefront_slots.h"
 #include "mappings/weight_stationary_block.h"
+#include "workloads/block_chain.h"
+#include "workloads/chain_ports.h"
+#include "workloads/data.h"
 #include "workloads/host_injection.h"
 #include "workloads/loss_stage.h"
-#include "workloads/network_program.h"
+#include "workloads/network_setup.h"
+#include "workloads/optimizers/i_optimizer.h"
 #include "workloads/piece_gather.h"
 #include "workloads/reversible/coupling_graph.h"
 #include "workloads/reversible/reconstruction_drift.h"
+#include "workloads/schedules/i_schedule.h"
 #include "workloads/tile_optimizer.h"
 
 namespace spatialsim::workloads::reversible {
@@ -68,16 +73,11 @@ class ReversibleProgram final : public sim::MessageHandler,
                         std::uint32_t depth, sim::Cycle ready) override;
 
  private:
+  // The program's own ports; the host's, the loss stage's and the update's are ChainPort's.
   enum class Port : std::uint32_t {
-    inject = mappings::kFirstProgramPort,
-    host_input,
-    host_target,
-    loss_reduce,
-    loss_broadcast,
-    update,
-    value,          // a trunk value along an edge (forward, or recompute when resent)
-    gradient,       // a gradient along an edge, reversed
-    reconstructed,  // a reconstructed value going home along a skip edge, reversed
+    value = port_id(ChainPort::first_own),  // a trunk value along an edge (forward, or recompute when resent)
+    gradient,                               // a gradient along an edge, reversed
+    reconstructed,                          // a reconstructed value going home along a skip edge, reversed
   };
   using Gather = PieceGather<T>;
   struct Stamped {
@@ -154,15 +154,15 @@ class ReversibleProgram final : public sim::MessageHandler,
   NetworkSetup m_setup;
   const sim::Grid& m_grid;
   const Schedule& m_schedule;
-  std::vector<std::unique_ptr<mappings::WeightStationaryBlock<T>>> m_blocks;  // CouplingLayers order
+  BlockChain<T> m_blocks;  // CouplingLayers order
   CouplingGraph m_graph;
+  HostInjection m_injection;
   std::unique_ptr<LossStage<T>> m_loss;
   TileOptimizer<T> m_updates;
   std::vector<mappings::WavefrontSlots<ValueSites>> m_sites;  // [value]: per home column
   std::vector<PieceGathers<T>> m_lanes;                       // [layer]: per lane
   std::unique_ptr<PieceGathers<T>> m_entry_gradient;          // per entry column: a_0, b_0 parts
   std::vector<std::vector<sim::Matrix<T>>> m_forward_values;  // [value][wf], T_g x d/2: drift reference
-  HostInjection m_injection;
   const StepData* m_data = nullptr;
   ReconstructionDrift m_drift;
 };
