@@ -61,10 +61,12 @@ class HostInjection {
   }
 
   // Sends wavefront `wf` (its tokens of the step) from the host, now. `data` is null in counting mode: the
-  // messages then carry no values.
+  // messages then carry no values. Out of line: it runs once per wavefront, and inlined into a program's
+  // flattened message handler it takes registers from the per-message paths.
   template <typename T>
-  void inject(sim::Engine& engine, const mappings::WeightStationaryBlock<T>& first,
-              const mappings::WeightStationaryBlock<T>& last, std::uint32_t wf, const StepData* data) const {
+  [[gnu::noinline]] void inject(sim::Engine& engine, const mappings::WeightStationaryBlock<T>& first,
+                                const mappings::WeightStationaryBlock<T>& last, std::uint32_t wf,
+                                const StepData* data) const {
     const std::uint32_t tokens = m_tokens[wf];
     // One host message into `dst` per lane (inputs) or output column (targets), carrying the wavefront's
     // tokens of `features` (columns `r` of the step's matrix) when there are values.

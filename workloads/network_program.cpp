@@ -1,7 +1,6 @@
 #include "workloads/network_program.h"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -184,13 +183,13 @@ void NetworkProgram<T>::receive_forward_piece(sim::Engine& engine, const sim::Me
   // Several producer columns feed this lane: gather the pieces on the lane entry (counted as transit).
   const Range I = block.row_ranges()[row];
   const sim::TileId here = block.lane_entry_tile(row);
-  std::optional<Gathered<T>> x = gather_item(
-      engine, m_forward_pieces[layer], m.serial, row, here, layer, m_setup.with_values, [&](Gather& g) {
-        return g.add(engine, m, tokens(m.serial), I.size, tr.features.begin - I.begin, expected, here, true,
-                     m_setup.with_values, static_cast<std::uint32_t>(streams(layer)));
-      });
-  if (!x) return;
-  enter(engine, layer, m.serial, row, std::move(x->values), x->depth, m.phase);
+  if (!open_gather(m_forward_pieces[layer], m.serial, row)
+           .add(engine, m, tokens(m.serial), I.size, tr.features.begin - I.begin, expected, here, true,
+                m_setup.with_values, static_cast<std::uint32_t>(streams(layer))))
+    return;
+  Gathered<T> x =
+      close_gather(engine, m_forward_pieces[layer], m.serial, row, here, layer, m_setup.with_values);
+  enter(engine, layer, m.serial, row, std::move(x.values), x.depth, m.phase);
 }
 
 template <typename T>
@@ -226,13 +225,13 @@ void NetworkProgram<T>::receive_backward_piece(sim::Engine& engine, const sim::M
   }
   const Range J = block.col_ranges()[col];
   const sim::TileId here = block.output_tile(col);
-  std::optional<Gathered<T>> dy = gather_item(
-      engine, m_backward_pieces[layer], m.serial, col, here, layer, m_setup.with_values, [&](Gather& g) {
-        return g.add(engine, m, tokens(m.serial), J.size, tr.features.begin - J.begin, expected, here, true,
-                     m_setup.with_values);
-      });
-  if (!dy) return;
-  deliver_output_gradient(engine, layer, m.serial, col, std::move(dy->values), dy->depth, engine.now());
+  if (!open_gather(m_backward_pieces[layer], m.serial, col)
+           .add(engine, m, tokens(m.serial), J.size, tr.features.begin - J.begin, expected, here, true,
+                m_setup.with_values))
+    return;
+  Gathered<T> dy =
+      close_gather(engine, m_backward_pieces[layer], m.serial, col, here, layer, m_setup.with_values);
+  deliver_output_gradient(engine, layer, m.serial, col, std::move(dy.values), dy.depth, engine.now());
 }
 
 template <typename T>

@@ -12,9 +12,9 @@
 //   }
 //   // One gather per lane of every wavefront in flight, the wavefront's slot given back with its last one:
 //   PieceGathers<float> lanes = mappings::item_slots<PieceGather<float>>(wavefronts, rows);
-//   if (auto x = gather_item(engine, lanes, wf, lane, tile, tag, with_values,
-//                            [&](PieceGather<float>& g) { return g.add(engine, message, ...); }))
-//     use(x->values, x->depth, x->ready);
+//   if (open_gather(lanes, wf, lane).add(engine, message, ...)) {
+//     Gathered<float> x = close_gather(engine, lanes, wf, lane, tile, tag, with_values);  ...
+//   }
 //
 // Value streams: a forward piece inside a forward-gradient trunk carries the primal and K tangents stacked
 // by rows (1 + K streams of `tokens` rows), while its message counts the primal's bytes only (the tangents'
@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <utility>
 
 #include "mappings/values.h"
@@ -64,25 +63,24 @@ struct PieceGather {
   bool add(sim::Engine& engine, const sim::Message& m, std::uint32_t tokens, std::uint32_t width,
            std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed, bool with_values,
            std::uint32_t streams = 1) {
-    return add(
-        engine,
-        GatherPiece<T>{.values = with_values ? &mappings::values_of<T>(engine.payload(m))->matrix : nullptr,
-                       .depth = m.depth,
-                       .ready = engine.now(),
-                       .bytes = m.bytes,
-                       .tag = m.group},
-        tokens, width, offset, expected, tile, consumed, streams);
+    if (with_values)
+      sum_in(mappings::values_of<T>(engine.payload(m))->matrix, tokens * streams, width, offset);
+    depth = std::max(depth, m.depth);
+    ready = std::max(ready, engine.now());
+    const bool complete = ++pieces == expected;
+    if (!complete || !consumed) {
+      const std::uint64_t bytes = m.bytes * streams;
+      engine.store(tile, sim::StorageCategory::transit, bytes, m.group);
+      held_bytes += bytes;
+    }
+    return complete;
   }
-  // As above, for a piece already on the tile.
+  // As above, for a piece already on the tile. (The message add keeps its own few lines rather than
+  // building a GatherPiece and calling this: that cost the event path its inlined Engine::store.)
   bool add(sim::Engine& engine, const GatherPiece<T>& piece, std::uint32_t tokens, std::uint32_t width,
            std::uint32_t offset, std::uint32_t expected, sim::TileId tile, bool consumed,
            std::uint32_t streams = 1) {
-    if (piece.values != nullptr) {
-      if (pieces == 0) values = sim::Matrix<T>(tokens * streams, width);
-      const sim::Matrix<T>& v = *piece.values;
-      for (std::uint32_t t = 0; t < v.rows(); ++t)
-        for (std::uint32_t k = 0; k < v.cols(); ++k) values(t, offset + k) += v(t, k);
-    }
+    if (piece.values != nullptr) sum_in(*piece.values, tokens * streams, width, offset);
     depth = std::max(depth, piece.depth);
     ready = std::max(ready, piece.ready);
     const bool complete = ++pieces == expected;
@@ -102,12 +100,22 @@ struct PieceGather {
     return with_values ? mappings::make_values(std::move(values)) : nullptr;
   }
   // Once complete: releases the waiting pieces' storage (on `tile`, under `tag`), hands the matrix over
-  // and leaves the gather empty for its next use.
-  Gathered<T> finish(sim::Engine& engine, sim::TileId tile, std::uint32_t tag, bool with_values) {
+  // and leaves the gather empty for its next use. Always inline: ReversibleProgram's handlers, which use
+  // it per message, are not flattened.
+  [[gnu::always_inline]] Gathered<T> finish(sim::Engine& engine, sim::TileId tile, std::uint32_t tag,
+                                            bool with_values) {
     release(engine, tile, tag);
     Gathered<T> out{.values = take(with_values), .depth = depth, .ready = ready};
     *this = PieceGather{};
     return out;
+  }
+
+ private:
+  // Sums a piece's values into place, making the matrix (rows x width) with the first piece.
+  void sum_in(const sim::Matrix<T>& piece, std::uint32_t rows, std::uint32_t width, std::uint32_t offset) {
+    if (pieces == 0) values = sim::Matrix<T>(rows, width);
+    for (std::uint32_t t = 0; t < piece.rows(); ++t)
+      for (std::uint32_t k = 0; k < piece.cols(); ++k) values(t, offset + k) += piece(t, k);
   }
 };
 
@@ -115,19 +123,27 @@ struct PieceGather {
 template <typename T>
 using PieceGathers = mappings::ItemSlots<PieceGather<T>>;
 
-// Adds a piece to gather `item` of wavefront `wf` through `add_piece`, a callable that takes the
-// PieceGather<T>&, adds the piece with one of its add()s and returns whether that completed it. The
-// wavefront holds a slot of `gathers` while any of its gathers is open. Returns the matrix once complete
-// (finished on `tile` under `tag`), else nothing. Inline: it is on the event path.
-template <typename T, typename AddPiece>
-std::optional<Gathered<T>> gather_item(sim::Engine& engine, PieceGathers<T>& gathers, std::uint32_t wf,
-                                       std::uint32_t item, sim::TileId tile, std::uint32_t tag,
-                                       bool with_values, AddPiece&& add_piece) {
+// Gather `item` of wavefront `wf`, for the caller to add a piece to; the wavefront takes a slot of
+// `gathers` with the first piece of any of its gathers. open_gather and close_gather bracket the caller's
+// add instead of one call taking the add as a callable: through a lambda, GCC left Engine::store out of
+// line in NetworkProgram's flattened handler.
+template <typename T>
+[[gnu::always_inline]] inline PieceGather<T>& open_gather(PieceGathers<T>& gathers, std::uint32_t wf,
+                                                          std::uint32_t item) {
   mappings::WavefrontItems<PieceGather<T>>& items = gathers.at(wf);
   PieceGather<T>& g = items.items[item];
   if (g.pieces == 0) ++items.open;
-  if (!add_piece(g)) return std::nullopt;
-  Gathered<T> out = g.finish(engine, tile, tag, with_values);
+  return g;
+}
+
+// Once the piece added to open_gather(gathers, wf, item) completed it: finishes it on `tile` (under
+// `tag`) and gives the wavefront's slot back when none of its gathers is open any more.
+template <typename T>
+[[gnu::always_inline]] inline Gathered<T> close_gather(sim::Engine& engine, PieceGathers<T>& gathers,
+                                                       std::uint32_t wf, std::uint32_t item, sim::TileId tile,
+                                                       std::uint32_t tag, bool with_values) {
+  mappings::WavefrontItems<PieceGather<T>>& items = gathers.at(wf);
+  Gathered<T> out = items.items[item].finish(engine, tile, tag, with_values);
   if (--items.open == 0) gathers.release(wf);
   return out;
 }

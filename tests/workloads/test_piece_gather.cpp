@@ -1,9 +1,8 @@
-// PieceGather and gather_item under a small harness: pieces delivered by the engine (or already on the
-// tile) are summed into place, the waiting ones are held as transit storage until the last arrives, and
-// a wavefront holds a slot of the pool only while one of its gathers is open.
+// PieceGather, open_gather and close_gather under a small harness: pieces delivered by the engine (or already
+// on the tile) are summed into place, the waiting ones are held as transit storage until the last arrives,
+// and a wavefront holds a slot of the pool only while one of its gathers is open.
 #include <gtest/gtest.h>
 
-#include <optional>
 #include <vector>
 
 #include "sim/engine.h"
@@ -27,12 +26,9 @@ struct LaneGatherer : sim::MessageHandler {
 
   void on_message(sim::Engine& engine, const sim::Message& m) override {
     held_on_arrival.push_back(engine.ledger().bytes(kTile, StorageCategory::transit));
-    std::optional<Gathered<double>> x = gather_item(
-        engine, lanes, m.serial, /*item=*/1, kTile, kTag, with_values, [&](PieceGather<double>& g) {
-          return g.add(engine, m, /*tokens=*/2, /*width=*/5, m.slot, /*expected=*/2, kTile, true,
-                       with_values);
-        });
-    if (x) done.push_back(std::move(*x));
+    if (open_gather(lanes, m.serial, /*item=*/1)
+            .add(engine, m, /*tokens=*/2, /*width=*/5, m.slot, /*expected=*/2, kTile, true, with_values))
+      done.push_back(close_gather(engine, lanes, m.serial, 1, kTile, kTag, with_values));
   }
 };
 

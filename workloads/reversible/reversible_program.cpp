@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 
 namespace spatialsim::workloads::reversible {
@@ -207,18 +206,18 @@ void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message
     return;
   }
   const sim::TileId entry_tile = consumer.lane_entry_tile(at);
-  std::optional<Gathered<T>> x = gather_item(
-      engine, m_lanes[e.layer], m.serial, at, entry_tile, e.layer, m_setup.with_values, [&](Gather& g) {
-        return g.add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
-                     m_graph.lane_pieces(e.layer, at), entry_tile, true, m_setup.with_values);
-      });
-  if (!x) return;
+  if (!open_gather(m_lanes[e.layer], m.serial, at)
+           .add(engine, m, tokens(m.serial), consumer.row_ranges()[at].size, offset,
+                m_graph.lane_pieces(e.layer, at), entry_tile, true, m_setup.with_values))
+    return;
+  Gathered<T> x =
+      close_gather(engine, m_lanes[e.layer], m.serial, at, entry_tile, e.layer, m_setup.with_values);
   // F and G stash nothing in the forward pass; a recompute keeps its inputs for the backward pass that
   // follows it; the exit layer keeps its inputs as backprop would.
   XStash stash = XStash::none;
   if (m.phase == Phase::recompute || (e.layer == m_graph.layers().exit() && trains()))
     stash = XStash::replicate;
-  consumer.enter_lane(engine, m.serial, at, std::move(x->values), x->depth, x->ready, stash, m.phase);
+  consumer.enter_lane(engine, m.serial, at, std::move(x.values), x.depth, x.ready, stash, m.phase);
 }
 
 template <typename T>
@@ -468,13 +467,12 @@ void ReversibleProgram<T>::entry_gradient_part(sim::Engine& engine, std::uint32_
                             .ready = ready,
                             .bytes = activation_bytes(wf, home_range(value, j).size),
                             .tag = CouplingLayers::entry()};
-  std::optional<Gathered<T>> dy = gather_item(
-      engine, *m_entry_gradient, wf, j, tile, CouplingLayers::entry(), m_setup.with_values,
-      [&](Gather& whole) {
-        return whole.add(engine, part, tokens(wf), J.size, m_graph.home_offset(value, j), parts, tile, true);
-      });
-  if (!dy) return;
-  entry.start_backward(engine, wf, j, std::move(dy->values), dy->depth, dy->ready);
+  if (!open_gather(*m_entry_gradient, wf, j)
+           .add(engine, part, tokens(wf), J.size, m_graph.home_offset(value, j), parts, tile, true))
+    return;
+  Gathered<T> dy =
+      close_gather(engine, *m_entry_gradient, wf, j, tile, CouplingLayers::entry(), m_setup.with_values);
+  entry.start_backward(engine, wf, j, std::move(dy.values), dy.depth, dy.ready);
 }
 
 template <typename T>

@@ -108,7 +108,9 @@ class ReversibleProgram final : public sim::MessageHandler,
   // value (one per home column), the lane gathers of one layer, the entry layer's gradient halves.
   struct ValueSites {
     std::vector<Site> columns;
-    void reset() { std::fill(columns.begin(), columns.end(), Site{}); }
+    void reset() {
+      for (Site& s : columns) s = Site{};  // moves: the gathers hold no buffers by now, nothing to copy
+    }
   };
 
   std::uint32_t tokens(std::uint32_t wf) const { return m_setup.wavefront_tokens[wf]; }
