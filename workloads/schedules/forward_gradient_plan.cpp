@@ -1,8 +1,18 @@
 #include "workloads/schedules/forward_gradient_plan.h"
 
+#include "sim/option_spec.h"
 #include "workloads/tangent_generator.h"
 
 namespace spatialsim::workloads {
+namespace {
+
+// Registered where it is read, for both forward-gradient schedules (fg.tangent and fg.tangents are the
+// tangent generator's).
+const sim::OptionRegistration options{
+    {"fg.seed", "seed", "seed of the forward-gradient tangents; 0 = sim.seed (vary it to draw new tangents)"},
+};
+
+}  // namespace
 
 ForwardGradientPlan forward_gradient_plan(const sim::Config& config) {
   ForwardGradientPlan plan;

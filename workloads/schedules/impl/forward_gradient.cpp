@@ -5,17 +5,12 @@
 // docs/forward-gradients.md.
 
 #include "sim/config.h"
-#include "sim/option_spec.h"
 #include "workloads/schedules/forward_gradient_plan.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
 
 namespace spatialsim::workloads {
 namespace {
-
-const sim::OptionRegistration options{
-    {"fg.seed", "seed", "seed of the forward-gradient tangents; 0 = sim.seed (vary it to draw new tangents)"},
-};
 
 class ForwardGradient final : public Schedule {
  public:
