@@ -102,7 +102,11 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   out << "step    " << s.tokens << " tokens in " << wavefronts << " wavefronts of " << s.tokens_per_wavefront
       << ", injected every " << s.injection_interval << " cycles; " << s.steps
       << (s.steps == 1 ? " step" : " steps") << "\n";
-  out << "arith   " << workloads::name(s.arithmetic) << ", seed " << s.seed << "\n";
+  // Counting mode computes no values, so no seed reaches its numbers (cli/run_options.h).
+  if (s.arithmetic == workloads::Arithmetic::none)
+    out << "arith   none (counting only: no values, so no seed)\n";
+  else
+    out << "arith   " << workloads::name(s.arithmetic) << ", seed " << s.seed << "\n";
   out << "energy  " << s.prices.preset << ": " << format_number(s.prices.hop_pj) << " pJ/byte-hop, "
       << format_number(s.prices.sram_pj) << " pJ/SRAM byte, " << format_number(s.prices.flop_pj)
       << " pJ/flop\n";
