@@ -88,6 +88,10 @@ void print_help(std::ostream& out, const std::string& command, std::string_view 
       }
       print_row(out, "--" + spec->key + " <" + spec->unit + ">", "default " + shown_default);
       out << "  " << std::string(kNameColumn, ' ') << ' ' << spec->help << '\n';
+      if (spec->reach == sim::OptionReach::values_only)
+        out << "  " << std::string(kNameColumn, ' ')
+            << " changes values only, never a count: refused on the command line or in a sweep with "
+               "sim.arith=none\n";
       if (const std::string names = registered_names(spec->key, catalogue); !names.empty())
         out << "  " << std::string(kNameColumn, ' ') << " registered: " << names << '\n';
     }

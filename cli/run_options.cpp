@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/command.h"
+#include "sim/option_spec.h"
 #include "workloads/data.h"
 #include "workloads/schedules/schedule_options.h"
 
@@ -27,10 +28,8 @@ bool given_for_this_run(const sim::Config& config, const std::string& key) {
 }  // namespace
 
 bool sets_values_only(const std::string& key) {
-  static const std::vector<std::string> keys = {"sim.seed",  "train.lr",           "model.init_gain",
-                                                "data.task", "data.teacher_width", "data.mixture_spread",
-                                                "fg.seed",   "fg.tangent",         "splitfg.rho"};
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
+  const sim::OptionSpec* spec = sim::OptionTable::find(key);
+  return spec != nullptr && spec->reach == sim::OptionReach::values_only;
 }
 
 bool run_reads(const std::string& key) {

@@ -21,8 +21,9 @@ namespace spatialsim::cli {
 bool run_reads(const std::string& key);
 
 // Whether `key` changes only the numbers a run computes, never what it counts (the seed, the learning rate,
-// the data task, the tangents' distribution, ...): counting mode (sim.arith = none) ignores it. Each one's
-// counts are checked the same for two values (tests/cli/test_run_options.cpp).
+// the data task, the tangents' distribution, ...): counting mode (sim.arith = none) ignores it. Said where
+// the option is registered (sim::OptionReach::values_only); each one's counts are checked the same for two
+// values (tests/cli/test_run_options.cpp).
 bool sets_values_only(const std::string& key);
 
 // Why a run that reads `key` ignores it with these values, and what would make it apply.

@@ -13,9 +13,11 @@ namespace {
 
 const sim::OptionRegistration options{
     {"data.task", "choice",
-     "teacher (regression onto a random teacher MLP) | mixture (Gaussian-mixture classes)"},
-    {"data.teacher_width", "elements", "hidden width of the teacher MLP"},
-    {"data.mixture_spread", "1", "standard deviation of each mixture class around its mean"},
+     "teacher (regression onto a random teacher MLP) | mixture (Gaussian-mixture classes)",
+     sim::OptionReach::values_only},
+    {"data.teacher_width", "elements", "hidden width of the teacher MLP", sim::OptionReach::values_only},
+    {"data.mixture_spread", "1", "standard deviation of each mixture class around its mean",
+     sim::OptionReach::values_only},
 };
 
 constexpr std::uint64_t kTaskStream = 1;

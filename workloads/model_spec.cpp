@@ -19,7 +19,7 @@ const sim::OptionRegistration options{
     {"model.activation", "choice", "the nonlinearity after every layer but the last"},
     {"model.bias", "bool", "whether layers add a bias"},
     {"model.loss", "choice", "the training loss, a mean over the step's tokens"},
-    {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)"},
+    {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)", sim::OptionReach::values_only},
 };
 
 }  // namespace

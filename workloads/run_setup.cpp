@@ -34,8 +34,8 @@ const sim::OptionRegistration options{
     {"energy.flop_pj", "pJ/flop", "override the preset's price per flop (empty: preset)"},
     {"train.steps", "steps", "training steps; each ends with every tile updating its own slice (no traffic)"},
     {"train.optimizer", "choice", "applied by each tile to its own slice (spatialsim --list)"},
-    {"train.lr", "1", "learning rate"},
-    {"sim.seed", "1", "seed of weights, data and tangents"},
+    {"train.lr", "1", "learning rate", sim::OptionReach::values_only},
+    {"sim.seed", "1", "seed of weights, data and tangents", sim::OptionReach::values_only},
     {"sim.arith", "choice", "fp32 | fp64 (tiles compute real values) | none (counting only, same counts)"},
     {"sim.threads", "threads", "worker threads for sweeps and schedules; 0 = all cores"},
 };

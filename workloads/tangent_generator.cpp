@@ -16,7 +16,8 @@ namespace {
 
 const sim::OptionRegistration options{
     {"fg.tangent", "choice",
-     "gaussian|rademacher: distribution of the forward-gradient tangents' elements (N(0,1) or +-1)"},
+     "gaussian|rademacher: distribution of the forward-gradient tangents' elements (N(0,1) or +-1)",
+     sim::OptionReach::values_only},
     {"fg.tangents", "tangents", "K, the tangents per step of the forward-gradient schedules (1..65536)"},
 };
 

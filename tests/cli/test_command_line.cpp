@@ -335,6 +335,13 @@ TEST_F(CommandLine, HelpPrintsEveryRegisteredOptionWithDefaultAndUnit) {
   for (const auto& spec : sim::OptionTable::all()) {
     EXPECT_NE(text.find("--" + spec.key + " <" + spec.unit + ">"), std::string::npos) << spec.key;
     EXPECT_NE(text.find(spec.help), std::string::npos) << spec.key;
+    // A value-only option says so on the line after its help; no other option does.
+    const auto at = text.find("--" + spec.key + " <");
+    const auto next_line = text.find(spec.help + '\n', at) + spec.help.size() + 1;
+    const std::string line = text.substr(next_line, text.find('\n', next_line) - next_line);
+    const bool marked = line.find_first_not_of(' ') == line.find("changes values only") &&
+                        line.find("changes values only") != std::string::npos;
+    EXPECT_EQ(marked, spec.reach == sim::OptionReach::values_only) << spec.key;
   }
   EXPECT_NE(text.find("--clitest.depth <layers>     default 4"), std::string::npos) << text;
   EXPECT_NE(text.find("[clitest]:"), std::string::npos);

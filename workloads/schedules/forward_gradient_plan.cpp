@@ -9,7 +9,8 @@ namespace {
 // Registered where it is read, for both forward-gradient schedules (fg.tangent and fg.tangents are the
 // tangent generator's).
 const sim::OptionRegistration options{
-    {"fg.seed", "seed", "seed of the forward-gradient tangents; 0 = sim.seed (vary it to draw new tangents)"},
+    {"fg.seed", "seed", "seed of the forward-gradient tangents; 0 = sim.seed (vary it to draw new tangents)",
+     sim::OptionReach::values_only},
 };
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace {
 const sim::OptionRegistration options{
     {"splitfg.split", "layers",
      "S: layers 0..S-1 form the forward-gradient trunk, S..L-1 the backprop head (1..L-1; 0 = L / 2)"},
-    {"splitfg.rho", "ratio", "rho >= 0: the trunk's learning rate is rho * train.lr (0 freezes the trunk)"},
+    {"splitfg.rho", "ratio", "rho >= 0: the trunk's learning rate is rho * train.lr (0 freezes the trunk)",
+     sim::OptionReach::values_only},
 };
 
 class SplitForwardGradient final : public Schedule {
