@@ -128,10 +128,15 @@ class KernelCommand final : public Command {
               << "\ncheck = " << (r.check_passed ? "passed" : "FAILED") << '\n';
     if (machine.link_bytes_per_cycle != 0) {
       const kernels::MakespanBound& b = r.bound;
+      // Every term of the bound, as in the file (docs/kernels.md; scripts/kernel-bound-table.sh reads them).
       std::cout << "bound.busiest_link_bytes = " << b.busiest_link_bytes
-                << "\nbound.busiest_link_cycles = " << b.busiest_link_cycles << "\nbound.links = " << b.links
-                << "\nbound.longest_route_hops = " << b.longest_route_hops << "\nbound.cycles = " << b.cycles
-                << '\n';
+                << "\nbound.busiest_link_cycles = " << b.busiest_link_cycles
+                << "\nbound.byte_hops = " << b.byte_hops << "\nbound.link_cycles = " << b.link_cycles
+                << "\nbound.links = " << b.links << "\nbound.longest_route_hops = " << b.longest_route_hops
+                << "\nbound.depth = " << b.depth << "\nbound.min_serialization = " << b.min_serialization
+                << "\nbound.busiest_link_term = " << b.busiest_link_term
+                << "\nbound.average_link_term = " << b.average_link_term
+                << "\nbound.depth_term = " << b.depth_term << "\nbound.cycles = " << b.cycles << '\n';
     }
     if (write_file) {
       try {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -258,38 +257,6 @@ TEST(KernelRunner, CountsUsableLinks) {
   EXPECT_EQ(usable_links(4, 7, Topology::mesh), 7u * 6 + 4u * 12);
   EXPECT_EQ(usable_links(4, 7, Topology::torus), 7u * 8 + 4u * 14);
   EXPECT_EQ(usable_links(2, 3, Topology::torus), 3u * 2 + 2u * 6);
-}
-
-// ---- The table of docs/kernels.md ---------------------------------------------------------------------
-// Prints measured makespan against the lower bound with finite bandwidth (4-byte elements, 2 bytes per
-// cycle per link: 2 cycles per message per link). Run:
-//   ./spatialsim_tests --gtest_filter='KernelBoundTable.*' --gtest_also_run_disabled_tests
-TEST(KernelBoundTable, DISABLED_PrintsMarkdown) {
-  std::cout << "| kernel | grid | topology | E byte-hops | C bytes | C cycles | ceil(E/N) cycles | L | D "
-               "| bound | makespan | makespan / bound |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (auto [w, h] : {std::pair{8u, 8u}, std::pair{16u, 16u}, std::pair{4u, 16u}}) {
-    for (Topology topo : {Topology::mesh, Topology::torus}) {
-      for (const auto& names : {kTreeKernels, kSquareKernels}) {
-        for (const auto& n : names) {
-          auto kernel = make(n);
-          try {
-            kernel->validate({w, h});
-          } catch (const std::invalid_argument&) {
-            continue;
-          }
-          const KernelResult r = run_kernel(
-              *kernel,
-              {.width = w, .height = h, .topology = topo, .element_bytes = 4, .link_bytes_per_cycle = 2});
-          const MakespanBound& b = r.bound;
-          std::cout << "| " << n << " | " << w << "x" << h << " | " << sim::name(topo) << " | " << b.byte_hops
-                    << " | " << b.busiest_link_bytes << " | " << b.busiest_link_cycles << " | "
-                    << (b.link_cycles + b.links - 1) / b.links << " | " << b.longest_route_hops << " | "
-                    << b.depth << " | " << b.cycles << " | " << r.makespan_cycles << " | "
-                    << static_cast<double>(r.makespan_cycles) / static_cast<double>(b.cycles) << " |\n";
-        }
-      }
-    }
-  }
 }
 
 }  // namespace
