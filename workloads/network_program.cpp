@@ -152,7 +152,7 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
                                           Phase phase) {
   if (phase == Phase::recompute && layer == m_episode_target[wf]) {
     // The episode has rebuilt its target's stash; the recomputed outputs themselves are not needed.
-    finish_recomputed_column(engine, layer, wf, col);
+    finish_recomputed_column(engine, layer, wf, col, depth, ready);
     return;
   }
   if (layer + 1 == layers()) {
@@ -266,9 +266,12 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
   mappings::WavefrontItems<HeldGradient>& columns = slots.at(wf);
   HeldGradient& held = columns.items[col];
   if (held.recomputed) {  // another column's gradient started the episode, and this column is rebuilt
+    held.note(depth, ready);
+    const std::uint32_t stamp = held.depth;
+    const Cycle from = held.ready;
     held = HeldGradient{};
     if (--columns.open == 0) slots.release(wf);
-    block.start_backward(engine, wf, col, std::move(dy), depth, ready);
+    block.start_backward(engine, wf, col, std::move(dy), stamp, from);
     return;
   }
   // Wait on the output tile (transit) until the recomputation has rebuilt this layer's stash.
@@ -276,8 +279,7 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
                activation_bytes(wf, block.col_ranges()[col].size), layer);
   ++columns.open;
   held.dy = std::move(dy);
-  held.depth = depth;
-  held.ready = ready;
+  held.note(depth, ready);
   held.have_dy = true;
   if (m_episode_started[layer][wf]) return;
   // The first column to get here tells the checkpoint's lane entries to restart: one b_p-byte signal each.
@@ -310,11 +312,12 @@ void NetworkProgram<T>::restart_from_checkpoint(sim::Engine& engine, const sim::
 
 template <typename T>
 void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
-                                                 std::uint32_t col) {
+                                                 std::uint32_t col, std::uint32_t depth, Cycle ready) {
   auto& block = *m_blocks[layer];
   HeldSlots& slots = m_held[layer];
   mappings::WavefrontItems<HeldGradient>& columns = slots.at(wf);
   HeldGradient& held = columns.items[col];
+  held.note(depth, ready);
   if (!held.have_dy) {
     held.recomputed = true;  // its gradient is still on the way
     ++columns.open;
@@ -325,7 +328,7 @@ void NetworkProgram<T>::finish_recomputed_column(sim::Engine& engine, std::uint3
   HeldGradient h = std::move(held);
   held = HeldGradient{};
   if (--columns.open == 0) slots.release(wf);
-  block.start_backward(engine, wf, col, std::move(h.dy), h.depth, std::max(h.ready, engine.now()));
+  block.start_backward(engine, wf, col, std::move(h.dy), h.depth, h.ready);
 }
 
 template <typename T>

@@ -13,6 +13,7 @@
 //   program.start_step(engine, &data);  engine.run();  engine.finish();
 //   program.loss();  program.gradients();
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -107,13 +108,19 @@ class NetworkProgram final : public sim::MessageHandler,
     scalar_reduce,
     scalar_broadcast,
   };
-  // dL/dY of one column of a layer whose backward pass waits for a recomputation.
+  // dL/dY of one column of a layer whose backward pass waits for a recomputation, and that column's rebuilt
+  // stash: the backward pass starts once both are in, from the later of the two and with the larger stamp
+  // (dZ = dY act'(Z) reads the recomputed Z).
   struct HeldGradient {
     mappings::ValuesPtr<T> dy;
     std::uint32_t depth = 0;
     sim::Cycle ready = 0;
     bool have_dy = false;
     bool recomputed = false;
+    void note(std::uint32_t stamp, sim::Cycle at) {
+      depth = std::max(depth, stamp);
+      ready = std::max(ready, at);
+    }
   };
   // A lane input (forward) or an output gradient (backward) arriving in pieces from several tiles.
   using Gather = PieceGather<T>;
@@ -133,8 +140,9 @@ class NetworkProgram final : public sim::MessageHandler,
   void deliver_output_gradient(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
                                mappings::ValuesPtr<T> dy, std::uint32_t depth, sim::Cycle ready);
   void restart_from_checkpoint(sim::Engine& engine, const sim::Message& signal);
-  void finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf,
-                                std::uint32_t col);
+  // The recomputation has rebuilt column `col` of its target layer (stamp `depth`, usable from `ready`).
+  void finish_recomputed_column(sim::Engine& engine, std::uint32_t layer, std::uint32_t wf, std::uint32_t col,
+                                std::uint32_t depth, sim::Cycle ready);
   void receive_forward_piece(sim::Engine& engine, const sim::Message& m);
   void receive_backward_piece(sim::Engine& engine, const sim::Message& m);
   // --- forward gradients (network_program_fg.cpp) ---
