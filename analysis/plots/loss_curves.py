@@ -6,21 +6,28 @@
 RESULTS.h5 is a results file of `spatialsim run` (docs/hdf5.md): `/runs/<schedule>/loss` holds the loss
 of each step, computed before that step's update. It is empty in counting mode (`sim.arith = none`);
 such schedules are named in the title, and a file where every schedule ran in counting mode is an error.
+Schedules with exactly the same loss at every step (backprop, checkpoint, revolve) are drawn so that each
+shows, and the legend says which curve each coincides with.
 """
 
 import argparse
 import os
 
-from plot_common import fail, np, open_file, plt, save, schedules
+from plot_common import check_out, fail, np, open_file, plt, save, schedules
+
+
+LINE_STYLES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+MARKERS = ["o", "s", "^", "D", "v", "x", "P", "*"]
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", help="results file of `spatialsim run`")
-    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")
     p.add_argument("--log", action="store_true", help="logarithmic loss axis")
     args = p.parse_args()
+    check_out(args.out)
 
     curves = {}
     without = []
@@ -37,16 +44,31 @@ def main():
         fail(f"{args.results}: no schedule has a loss (counting mode, sim.arith = none, records none); "
              "run with --sim.arith=fp32")
 
+    # Schedules that compute the same gradient (backprop, checkpoint, revolve) have the same loss at every
+    # step, and their curves would lie on one another: each curve gets its own line style and marker, the
+    # later curves of such a group thinner lines and smaller markers drawn on top, so every one shows,
+    # and the legend names the curve each coincides with.
+    names = list(curves)
+    same_as = {}  # schedule -> the first schedule with exactly its losses
+    for i, s in enumerate(names):
+        first = next((t for t in names[:i] if t not in same_as and np.array_equal(curves[t], curves[s])),
+                     None)
+        if first is not None:
+            same_as[s] = first
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    for s, loss in curves.items():
-        ax.plot(np.arange(loss.size), loss, marker="o", label=s)
+    for n, (s, loss) in enumerate(curves.items()):
+        rank = sum(1 for t in names[:n] if same_as.get(t, t) == same_as.get(s, s))  # earlier curves on it
+        label = s + (f" (same loss as {same_as[s]})" if s in same_as else "")
+        ax.plot(np.arange(loss.size), loss, label=label, color=f"C{n}",
+                linestyle=LINE_STYLES[n % len(LINE_STYLES)], linewidth=max(2.2 - 0.6 * rank, 0.8),
+                marker=MARKERS[n % len(MARKERS)], markersize=max(8 - 2.5 * rank, 3), zorder=2 + rank)
     ax.set_xlabel("step")
     ax.set_ylabel("loss (before the step's update)")
     if args.log:
         ax.set_yscale("log")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize="small")
     title = os.path.basename(args.results)
     if without:
         title += f"\n(no loss, counting mode or no training: {', '.join(without)})"

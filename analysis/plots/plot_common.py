@@ -70,13 +70,56 @@ def schedules(f, path, wanted=None):
     return names
 
 
-def save(fig, out):
-    """Writes the figure as PNG; the directory must exist."""
+def check_out(out):
+    """Checks --out before anything is read or drawn: a file name ending in .png (no other format, no
+    extension added), not a directory, in a directory that exists. Bad input: fail()."""
+    if out.endswith(os.sep) or os.path.isdir(out):
+        fail(f"--out {out}: is a directory (give a file name ending in .png)")
+    if os.path.splitext(out)[1].lower() != ".png":
+        fail(f"--out {out}: not a .png name (the plots write PNG only: give a file name ending in .png)")
     directory = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(directory):
-        fail(f"--out {out}: directory {directory} does not exist")
-    fig.savefig(out, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+        fail(f"--out {out}: directory {directory} does not exist (create it first)")
+
+
+def _describe(fig):
+    """The figure's words, one per line: panel titles (a title of several lines on one), legend entries
+    and notes (a note of several lines is several notes); not tick labels."""
+    lines = []
+    for ax in fig.axes:
+        if ax.get_title().strip():
+            lines.append(" ".join(ax.get_title().split("\n")))
+        lines += [t.get_text() for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        legend = ax.get_legend()
+        if legend is not None:
+            lines += [t.get_text() for t in legend.get_texts() if t.get_text().strip()]
+    lines += [t.get_text() for t in fig.texts if t.get_visible() and t.get_text().strip()]
+    return "\n".join(lines)
+
+
+def save(fig, out):
+    """Writes the figure as PNG to `out` (checked by check_out), complete or not at all.
+
+    The PNG is drawn into `<out>.tmp-<pid>` beside it and renamed when complete, so a failure (a directory
+    without write permission, a full disk) leaves neither `out` nor the temporary file; it is reported by
+    fail(), one line, exit code 2. The PNG's metadata `Title` is the figure's title and `Description` its
+    panel titles, legend entries and notes, one per line (the tests read them)."""
+    check_out(out)
+    suptitle = getattr(fig, "_suptitle", None)  # Figure.get_suptitle() is matplotlib 3.8
+    title = suptitle.get_text() if suptitle is not None else ""
+    if not title and fig.axes:
+        title = fig.axes[0].get_title()
+    metadata = {"Title": title.replace("\n", " "), "Description": _describe(fig)}
+    temporary = f"{out}.tmp-{os.getpid()}"
+    try:
+        fig.savefig(temporary, format="png", dpi=110, bbox_inches="tight", metadata=metadata)
+        os.replace(temporary, out)
+    except OSError as e:
+        fail(f"--out {out}: cannot write ({e.strerror or e})")
+    finally:
+        plt.close(fig)
+        if os.path.lexists(temporary):
+            os.remove(temporary)
     print(f"wrote {out}")
 
 
@@ -94,4 +137,5 @@ def human_bytes_formatter():
     return ticker.FuncFormatter(fmt)
 
 
-__all__ = ["plt", "np", "h5py", "fail", "open_file", "table", "schedules", "save", "human_bytes_formatter"]
+__all__ = ["plt", "np", "h5py", "fail", "open_file", "table", "schedules", "check_out", "save",
+           "human_bytes_formatter"]

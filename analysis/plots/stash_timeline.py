@@ -12,7 +12,7 @@ the area under the total is the run's `inflight_byte_cycles`.
 import argparse
 import os
 
-from plot_common import fail, human_bytes_formatter, np, open_file, plt, save, schedules, table
+from plot_common import check_out, fail, human_bytes_formatter, np, open_file, plt, save, schedules, table
 
 
 def timeline(stash, steps):
@@ -49,9 +49,10 @@ def timeline(stash, steps):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", help="results file of `spatialsim run --trace`")
-    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")
     args = p.parse_args()
+    check_out(args.out)
 
     series = {}
     with open_file(args.results) as f:

@@ -11,7 +11,7 @@ energy split into the hop, SRAM and flop terms (`energy_hop_pj`, `energy_sram_pj
 import argparse
 import os
 
-from plot_common import fail, np, open_file, plt, save, schedules
+from plot_common import check_out, fail, np, open_file, plt, save, schedules
 
 ENERGY_TERMS = [("energy_hop_pj", "hops"), ("energy_sram_pj", "SRAM"), ("energy_flop_pj", "flops")]
 
@@ -19,9 +19,10 @@ ENERGY_TERMS = [("energy_hop_pj", "hops"), ("energy_sram_pj", "SRAM"), ("energy_
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", help="results file of `spatialsim run`")
-    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")
     args = p.parse_args()
+    check_out(args.out)
 
     with open_file(args.results) as f:
         names = schedules(f, args.results, args.schedule)
@@ -40,7 +41,8 @@ def main():
     hops = np.array(hops)
     energy = np.array(energy)
     x = np.arange(len(names))
-    fig, (ax_hops, ax_energy) = plt.subplots(1, 2, figsize=(11, 4.2))
+    # Wider with many schedules, so that each bar keeps room for its name.
+    fig, (ax_hops, ax_energy) = plt.subplots(1, 2, figsize=(max(11, 2 * (1.0 * len(names) + 1.5)), 4.2))
     colors = plt.get_cmap("tab10")
 
     bottom = np.zeros(len(names))
@@ -60,7 +62,12 @@ def main():
     ax_energy.set_ylabel("energy (uJ)")
 
     for ax in (ax_hops, ax_energy):
-        ax.set_xticks(x, names, rotation=20 if len(names) > 4 else 0)
+        # Names slanted and anchored at their right end under their bar, so that long neighbours
+        # (forward-gradient, split-fg) do not run into each other.
+        if len(names) > 3:
+            ax.set_xticks(x, names, rotation=35, ha="right", rotation_mode="anchor")
+        else:
+            ax.set_xticks(x, names)
         ax.legend(fontsize="small")
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(os.path.basename(args.results), fontsize="medium")

@@ -1,11 +1,16 @@
 // Each plot script of analysis/plots/ runs on a small results file (and a small sweep) made by the built
 // binary, with Debian's /usr/bin/python3, and writes a non-empty PNG. Skipped, with the reason, when that
 // Python or its h5py / matplotlib are missing; never skipped silently.
+//
+// What a figure says is checked through the PNG's text metadata: `Title` (the figure's title) and
+// `Description` (its panel titles, legend entries and notes, one per line), which plot_common.save()
+// writes as uncompressed tEXt chunks, so a substring search of the file finds them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string>
+#include <vector>
 
 #include "tests/analysis/test_trace_support.h"
 
@@ -31,11 +36,13 @@ class PlotScriptsTest : public ::testing::Test {
     if (!s_missing.empty()) GTEST_SKIP() << s_missing;
   }
 
-  // A traced results file of two schedules and three training steps (loss curves need arithmetic mode).
+  // A traced results file of three schedules and three training steps (loss curves need arithmetic
+  // mode); checkpoint computes backprop's gradient, so their losses are equal at every step.
   static const ProcessRun& results() {
-    static const ProcessRun r = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
-                                                  "' run --trace --schedule=forward,backprop --train.steps=3 "
-                                                  "--out=results.h5");
+    static const ProcessRun r =
+        run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                          "' run --trace --schedule=forward,backprop,checkpoint --train.steps=3 "
+                          "--out=results.h5");
     return r;
   }
   // A small depth sweep (docs/sweeps.md), in counting mode.
@@ -47,19 +54,57 @@ class PlotScriptsTest : public ::testing::Test {
     return r;
   }
 
-  // Runs `script` on `input` and checks it wrote a PNG with something in it.
-  static void expect_png(const std::string& script, const std::string& input, const std::string& extra = "") {
-    const std::string png = script.substr(0, script.size() - 3) + ".png";
-    const ProcessRun r = run_in(s_dir, testing_support::python_command(testing_support::plot_script(script)) +
-                                           " " + input + " --out " + png + " " + extra);
-    ASSERT_EQ(r.exit_code, 0) << script << ": " << r.err;
+  // Two keys varied, one of them text (mapping.block has no `.value` column), in counting mode.
+  static const ProcessRun& two_key_sweep() {
+    static const ProcessRun r =
+        run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                          "' sweep --vary model.depth=2,4 --vary mapping.block=1x1,2x2 "
+                          "--schedule=forward,backprop --sim.arith=none --out=two.h5");
+    return r;
+  }
+
+  static std::string script(const std::string& name) {
+    return testing_support::python_command(testing_support::plot_script(name));
+  }
+
+  // Runs `script` on `input` and checks it wrote a PNG with something in it, and said so naming the file;
+  // returns the PNG's bytes (empty on failure).
+  static std::string expect_png(const std::string& script_name, const std::string& input,
+                                const std::string& extra = "") {
+    const std::string png = script_name.substr(0, script_name.size() - 3) + ".png";
+    std::filesystem::remove(s_dir / png);
+    const ProcessRun r = run_in(s_dir, script(script_name) + " " + input + " --out " + png + " " + extra);
+    EXPECT_EQ(r.exit_code, 0) << script_name << ": " << r.err;
+    EXPECT_EQ(r.out, "wrote " + png + "\n") << script_name;
     const auto file = s_dir / png;
-    ASSERT_TRUE(std::filesystem::exists(file)) << script << " wrote no " << png << "; stdout: " << r.out;
-    EXPECT_GT(std::filesystem::file_size(file), 1000u) << script;
-    std::ifstream in(file, std::ios::binary);
-    char magic[8] = {};
-    in.read(magic, 8);
-    EXPECT_EQ(std::string(magic + 1, 3), "PNG") << script;
+    if (!std::filesystem::exists(file)) {
+      ADD_FAILURE() << script_name << " wrote no " << png << "; stdout: " << r.out;
+      return "";
+    }
+    EXPECT_GT(std::filesystem::file_size(file), 1000u) << script_name;
+    const std::string bytes = testing_support::slurp(file);
+    EXPECT_EQ(bytes.substr(1, 3), "PNG") << script_name;
+    return bytes;
+  }
+
+  // Exit code 2 and one line on stderr that starts with `<script>: error: ` and holds `what`.
+  static void expect_one_line_error(const ProcessRun& r, const std::string& script_name,
+                                    const std::string& what) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(script_name + ": error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << "expected `" << what << "` in: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "") << r.out;
+  }
+
+  // Files in the test directory whose name contains `part` (a leftover temporary file, say).
+  static std::vector<std::string> files_containing(const std::string& part) {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(s_dir)) {
+      if (entry.path().filename().string().find(part) != std::string::npos)
+        found.push_back(entry.path().string());
+    }
+    return found;
   }
 
   static inline std::string s_missing;
@@ -76,28 +121,93 @@ TEST_F(PlotScriptsTest, StashTimeline) {
   expect_png("stash_timeline.py", "results.h5");
 }
 
+// A sum over tiles of per-tile peaks is no quantity of the run: peak maps give the largest tile, the other
+// maps their sum, which leaves out the host's share.
 TEST_F(PlotScriptsTest, TileHeatmaps) {
   ASSERT_EQ(results().exit_code, 0) << results().err;
-  expect_png("tile_heatmaps.py", "results.h5");
+  const std::string png = expect_png("tile_heatmaps.py", "results.h5");
+  EXPECT_NE(png.find("backprop: peak_stash_bytes (bytes) max over tiles "), std::string::npos);
+  EXPECT_NE(png.find("backprop: byte_hops_sent (byte-hops) sum over tiles (host excluded) "),
+            std::string::npos);
+  EXPECT_NE(png.find("backprop: flops sum over tiles (host excluded) "), std::string::npos);
+  EXPECT_EQ(png.find("peak_stash_bytes (bytes) sum"), std::string::npos);
 }
 
+// backprop and checkpoint have the same loss at every step: the legend says so (and the script draws
+// them with different styles, so both show).
 TEST_F(PlotScriptsTest, LossCurves) {
   ASSERT_EQ(results().exit_code, 0) << results().err;
-  expect_png("loss_curves.py", "results.h5");
+  const std::string png = expect_png("loss_curves.py", "results.h5");
+  EXPECT_NE(png.find("checkpoint (same loss as backprop)"), std::string::npos);
+  EXPECT_EQ(png.find("forward (same loss"), std::string::npos);
 }
 
 TEST_F(PlotScriptsTest, StashVsDepth) {
   ASSERT_EQ(sweep().exit_code, 0) << sweep().err;
-  expect_png("stash_vs_depth.py", "sweep.h5");
+  const std::string png = expect_png("stash_vs_depth.py", "sweep.h5");
+  EXPECT_NE(
+      png.find("sweep.h5: peak_stash_bytes and inflight_byte_cycles_per_token against layers (log-log)"),
+      std::string::npos);
+  EXPECT_NE(png.find("forward: 0 at every point, none on log axes"), std::string::npos);
+}
+
+// The title and the notes follow --x and --metric: nothing about stash or depth on a byte-hops plot.
+TEST_F(PlotScriptsTest, StashVsDepthTitleFollowsXAndMetric) {
+  ASSERT_EQ(two_key_sweep().exit_code, 0) << two_key_sweep().err;
+  const std::string png =
+      expect_png("stash_vs_depth.py", "two.h5", "--x model.depth.value --metric peak_tile_stash_bytes");
+  EXPECT_NE(png.find("two.h5: peak_tile_stash_bytes against model.depth.value (log-log)"), std::string::npos);
+  EXPECT_NE(png.find("forward, mapping.block=1x1: 0 at every point"), std::string::npos);
+  EXPECT_NE(png.find("backprop, mapping.block=2x2: slope "), std::string::npos);
+  EXPECT_EQ(png.find("in-flight storage"), std::string::npos);
+  EXPECT_EQ(png.find("no stash"), std::string::npos);
+}
+
+// A text column on an axis, and an x that takes one value, are bad input, said in one line with a way out.
+TEST_F(PlotScriptsTest, StashVsDepthRefusesTextColumnsAndASingleX) {
+  ASSERT_EQ(two_key_sweep().exit_code, 0) << two_key_sweep().err;
+  ProcessRun r = run_in(s_dir, script("stash_vs_depth.py") + " two.h5 --out text.png --x mapping.block");
+  expect_one_line_error(r, "stash_vs_depth.py", "--x mapping.block: the column is text (1x1, 2x2)");
+  EXPECT_NE(r.err.find("model.depth.value"), std::string::npos) << r.err;
+  r = run_in(s_dir, script("stash_vs_depth.py") + " two.h5 --out text.png --metric mapping.block");
+  expect_one_line_error(r, "stash_vs_depth.py", "--metric mapping.block: the column is text");
+  // wavefront_tokens is the same at every point of this sweep, as layers is in a sweep of mapping.block
+  // alone.
+  r = run_in(s_dir, script("stash_vs_depth.py") + " two.h5 --out text.png --x wavefront_tokens");
+  expect_one_line_error(r, "stash_vs_depth.py", "--x wavefront_tokens: takes one value");
+  EXPECT_NE(r.err.find("pass --x with a column this sweep varies: layers, model.depth.value"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(s_dir / "text.png"));
+}
+
+// --out names a PNG file: another extension, none, a directory or a place that cannot be written is bad
+// input (one line, exit code 2), and no file is left behind, complete or partial.
+TEST_F(PlotScriptsTest, OutMustNameAWritablePngFile) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  std::filesystem::create_directories(s_dir / "adir");
+  const auto loss = [](const std::string& out) {
+    return run_in(s_dir, script("loss_curves.py") + " results.h5 --out " + out);
+  };
+  expect_one_line_error(loss("lc.pdf"), "loss_curves.py", "--out lc.pdf: not a .png name");
+  expect_one_line_error(loss("noext"), "loss_curves.py", "--out noext: not a .png name");
+  expect_one_line_error(loss("adir"), "loss_curves.py", "--out adir: is a directory");
+  // sysfs takes no new files, even from root: the write itself fails (an OSError in the script).
+  if (std::filesystem::is_directory("/sys/kernel")) {
+    expect_one_line_error(loss("/sys/kernel/spatialsim_plot.png"), "loss_curves.py",
+                          "--out /sys/kernel/spatialsim_plot.png: cannot write");
+  }
+  for (const char* name : {"lc.pdf", "lc.pdf.png", "noext", "noext.png", "adir.png"}) {
+    EXPECT_FALSE(std::filesystem::exists(s_dir / name)) << name;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(s_dir / "adir"));
+  EXPECT_EQ(files_containing(".tmp-"), std::vector<std::string>{});
 }
 
 // The scripts read only the documented layout, and say so in one line when it is not there.
 TEST_F(PlotScriptsTest, WrongInputIsOneLineAndExitTwo) {
   ASSERT_EQ(results().exit_code, 0) << results().err;
   ASSERT_EQ(sweep().exit_code, 0) << sweep().err;
-  const auto script = [](const std::string& name) {
-    return testing_support::python_command(testing_support::plot_script(name));
-  };
   ProcessRun r = run_in(s_dir, script("stash_vs_depth.py") + " results.h5 --out x.png");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("stash_vs_depth.py: error: results.h5 has no /sweep/points table"), std::string::npos)
