@@ -170,11 +170,8 @@ void write_schedule(EventList& events, std::uint64_t pid, const ScheduleTrace& r
   }
 
   // Counters: the state after the last change at each timestamp (several changes often share a cycle).
-  const bool has_tangent = std::any_of(data.stash.begin(), data.stash.end(), [](const StashRecord& s) {
-    return s.category == sim::StorageCategory::tangent;
-  });
   std::vector<std::uint64_t> by_layer(data.layers, 0);
-  const auto emit = [&](sim::Cycle ts, std::uint64_t stash, std::uint64_t tangent) {
+  const auto emit = [&](sim::Cycle ts, std::uint64_t stash) {
     events.next() << R"({"ph":"C","pid":)" << pid << R"(,"name":"stash bytes","ts":)" << ts
                   << R"(,"args":{"stash":)" << stash << "}}";
     std::ostream& o = events.next();
@@ -182,23 +179,19 @@ void write_schedule(EventList& events, std::uint64_t pid, const ScheduleTrace& r
     for (std::size_t l = 0; l < by_layer.size(); ++l)
       o << (l == 0 ? "" : ",") << "\"layer " << l << "\":" << by_layer[l];
     o << "}}";
-    if (has_tangent) {
-      events.next() << R"({"ph":"C","pid":)" << pid << R"(,"name":"tangent bytes","ts":)" << ts
-                    << R"(,"args":{"tangent":)" << tangent << "}}";
-    }
   };
   for (std::size_t i = 0; i < data.stash.size(); ++i) {
     const StashRecord& s = data.stash[i];
-    if (s.category == sim::StorageCategory::stash) by_layer[s.layer] = s.layer_bytes;
+    by_layer[s.layer] = s.layer_bytes;
     const sim::Cycle ts = step_start[s.step] + s.cycle;
     const bool last_at_ts =
         i + 1 == data.stash.size() || step_start[data.stash[i + 1].step] + data.stash[i + 1].cycle != ts;
-    if (last_at_ts) emit(ts, s.stash_bytes, s.tangent_bytes);
+    if (last_at_ts) emit(ts, s.stash_bytes);
   }
   // Each step runs on a fresh engine: whatever a step still held is gone when it ends.
   for (const StepSpan& s : data.steps) {
     std::fill(by_layer.begin(), by_layer.end(), 0);
-    emit(s.start_cycle + s.makespan_cycles, 0, 0);
+    emit(s.start_cycle + s.makespan_cycles, 0);
   }
 }
 

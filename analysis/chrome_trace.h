@@ -12,8 +12,7 @@
 //     ("ph":"X") per message from its send to its delivery, named by its kind, args src, dst, bytes, hops,
 //     phase, wavefront, step. Trace viewers require the slices of one track to nest, and a layer's
 //     messages overlap freely, so each message goes to the first of its layer's tracks that is free;
-//   - counters ("ph":"C"): "stash bytes" (the total), "stash bytes by layer" (stacked), and "tangent
-//     bytes" when the schedule stores tangents.
+//   - counters ("ph":"C"): "stash bytes" (the total) and "stash bytes by layer" (stacked).
 // Time: 1 cycle is shown as 1 us. Steps are laid end to end (step k starts at the sum of the earlier
 // steps' makespans), like RunResult::counters.makespan_cycles.
 

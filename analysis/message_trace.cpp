@@ -7,7 +7,7 @@ namespace spatialsim::analysis {
 
 // The records are copied into a vector per message; keep them small (see the header's memory note).
 static_assert(sizeof(MessageRecord) <= 56, "MessageRecord grew: update the memory note in message_trace.h");
-static_assert(sizeof(StashRecord) <= 56, "StashRecord grew: update the memory note in message_trace.h");
+static_assert(sizeof(StashRecord) <= 48, "StashRecord grew: update the memory note in message_trace.h");
 
 void MessageTraceRecorder::begin_step(std::uint32_t step) {
   if (step != m_data.steps.size())
@@ -15,9 +15,7 @@ void MessageTraceRecorder::begin_step(std::uint32_t step) {
                            std::to_string(m_data.steps.size()) + " steps; steps come in order, from 0");
   m_step = step;
   m_stash_total = 0;
-  m_tangent_total = 0;
   m_stash_by_layer.assign(m_stash_by_layer.size(), 0);
-  m_tangent_by_layer.assign(m_tangent_by_layer.size(), 0);
 }
 
 void MessageTraceRecorder::end_step(std::uint32_t step, const sim::Counters& step_counters) {
@@ -48,26 +46,22 @@ void MessageTraceRecorder::on_send(const sim::Message& message, sim::Cycle depar
 
 void MessageTraceRecorder::on_storage(sim::TileId tile, sim::StorageCategory category,
                                       std::int64_t delta_bytes, std::uint32_t group, sim::Cycle now) {
-  // Only what the in-flight counters integrate (stash) and its forward-gradient twin (tangent); weights,
-  // optimizer state and transit buffers would drown the timeline.
-  const bool stash = category == sim::StorageCategory::stash;
-  if (!stash && category != sim::StorageCategory::tangent) return;
+  // Only what the in-flight counters integrate (stash); weights, optimizer state and transit buffers would
+  // drown the timeline.
+  if (category != sim::StorageCategory::stash) return;
   note_layer(group);
-  auto& by_layer = stash ? m_stash_by_layer : m_tangent_by_layer;
-  if (by_layer.size() <= group) by_layer.resize(group + 1, 0);
+  if (m_stash_by_layer.size() <= group) m_stash_by_layer.resize(group + 1, 0);
   // The engine's ledger has already refused a release of more than is held, so these never wrap.
-  by_layer[group] = static_cast<std::uint64_t>(static_cast<std::int64_t>(by_layer[group]) + delta_bytes);
-  std::uint64_t& total = stash ? m_stash_total : m_tangent_total;
-  total = static_cast<std::uint64_t>(static_cast<std::int64_t>(total) + delta_bytes);
+  std::uint64_t& layer_bytes = m_stash_by_layer[group];
+  layer_bytes = static_cast<std::uint64_t>(static_cast<std::int64_t>(layer_bytes) + delta_bytes);
+  m_stash_total = static_cast<std::uint64_t>(static_cast<std::int64_t>(m_stash_total) + delta_bytes);
   m_data.stash.push_back({.cycle = now,
                           .delta_bytes = delta_bytes,
-                          .layer_bytes = by_layer[group],
+                          .layer_bytes = layer_bytes,
                           .stash_bytes = m_stash_total,
-                          .tangent_bytes = m_tangent_total,
                           .tile = tile,
                           .layer = group,
-                          .step = m_step,
-                          .category = category});
+                          .step = m_step});
 }
 
 std::uint64_t stash_byte_cycles(const TraceData& data) {

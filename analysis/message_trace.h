@@ -10,8 +10,8 @@
 //   const analysis::TraceData& t = recorder.data();
 //   t.messages[0].delivered;  t.stash.back().stash_bytes;  t.steps[1].start_cycle;
 //
-// Memory: the recorder keeps one MessageRecord (56 bytes) per message and one StashRecord (56 bytes) per
-// change of a tile's stash or tangent storage, for the whole run, because the HDF5 file is written after
+// Memory: the recorder keeps one MessageRecord (56 bytes) per message and one StashRecord (48 bytes) per
+// change of a tile's stash, for the whole run, because the HDF5 file is written after
 // every schedule has run. That is what `--trace` costs, and why it is meant for small runs. A run without
 // tracing creates no recorder and attaches no observer, so it pays nothing.
 
@@ -39,17 +39,15 @@ struct MessageRecord {
   sim::Phase phase = sim::Phase::forward;
 };
 
-// One change of one tile's `stash` or `tangent` bytes, with the totals right after it.
+// One change of one tile's stash, with the totals right after it.
 struct StashRecord {
-  sim::Cycle cycle = 0;             // within the step
-  std::int64_t delta_bytes = 0;     // + stored, - released
-  std::uint64_t layer_bytes = 0;    // all tiles' bytes of this category and layer, after the change
-  std::uint64_t stash_bytes = 0;    // all tiles' stash bytes, after the change
-  std::uint64_t tangent_bytes = 0;  // all tiles' tangent bytes, after the change
+  sim::Cycle cycle = 0;           // within the step
+  std::int64_t delta_bytes = 0;   // + stored, - released
+  std::uint64_t layer_bytes = 0;  // all tiles' stash bytes of this layer, after the change
+  std::uint64_t stash_bytes = 0;  // all tiles' stash bytes, after the change
   sim::TileId tile = 0;
   std::uint32_t layer = 0;  // the change's group
   std::uint32_t step = 0;
-  sim::StorageCategory category = sim::StorageCategory::stash;  // stash or tangent
 };
 
 // Where a step sits on the run's timeline: steps run one after another, so step k starts when the steps
@@ -89,9 +87,7 @@ class MessageTraceRecorder final : public workloads::StepObserver {
   sim::Cycle m_step_start = 0;
   // Running totals of the current step (a fresh engine holds nothing when a step begins).
   std::uint64_t m_stash_total = 0;
-  std::uint64_t m_tangent_total = 0;
   std::vector<std::uint64_t> m_stash_by_layer;
-  std::vector<std::uint64_t> m_tangent_by_layer;
 };
 
 // The whole run's stash integral from the records: sum over steps of the step-wise constant total stash,

@@ -49,8 +49,6 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("inflight_byte_cycles", "byte-cycles", c.inflight_byte_cycles);
   add("peak_stash_bytes", "bytes", c.peak_stash_bytes);
   add("peak_tile_stash_bytes", "bytes", c.peak_tile_stash_bytes);
-  add("tangent_byte_cycles", "byte-cycles", c.tangent_byte_cycles);
-  add("peak_tangent_bytes", "bytes", c.peak_tangent_bytes);
   add("depth", "hops", c.depth);
   add("max_checkpoints", "checkpoints", r.max_checkpoints);
   add("makespan_cycles", "cycles", c.makespan_cycles);

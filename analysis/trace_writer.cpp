@@ -36,20 +36,15 @@ void write_messages(Hdf5File& file, const std::string& path, const TraceData& da
 }
 
 void write_stash(Hdf5File& file, const std::string& path, const TraceData& data) {
-  TableWriter t =
-      file.create_table(path, {{"step", ColumnType::uint64, "1"},
-                               {"cycle", ColumnType::uint64, "cycles"},
-                               {"tile", ColumnType::uint64, "1"},
-                               {"layer", ColumnType::uint64, "1"},
-                               {"category", ColumnType::string, "", longest(sim::kStorageCategoryNames)},
-                               {"delta_bytes", ColumnType::int64, "bytes"},
-                               {"layer_bytes", ColumnType::uint64, "bytes"},
-                               {"stash_bytes", ColumnType::uint64, "bytes"},
-                               {"tangent_bytes", ColumnType::uint64, "bytes"}});
-  for (const StashRecord& s : data.stash) {
-    t.append({s.step, s.cycle, s.tile, s.layer, sim::name(s.category), s.delta_bytes, s.layer_bytes,
-              s.stash_bytes, s.tangent_bytes});
-  }
+  TableWriter t = file.create_table(path, {{"step", ColumnType::uint64, "1"},
+                                           {"cycle", ColumnType::uint64, "cycles"},
+                                           {"tile", ColumnType::uint64, "1"},
+                                           {"layer", ColumnType::uint64, "1"},
+                                           {"delta_bytes", ColumnType::int64, "bytes"},
+                                           {"layer_bytes", ColumnType::uint64, "bytes"},
+                                           {"stash_bytes", ColumnType::uint64, "bytes"}});
+  for (const StashRecord& s : data.stash)
+    t.append({s.step, s.cycle, s.tile, s.layer, s.delta_bytes, s.layer_bytes, s.stash_bytes});
   t.close();
 }
 

@@ -28,8 +28,6 @@ struct Counters {
   std::uint64_t inflight_byte_cycles = 0;   // integral of all tiles' stash bytes over time
   std::uint64_t peak_stash_bytes = 0;       // max over time of the total stash
   std::uint64_t peak_tile_stash_bytes = 0;  // max over tiles and time of one tile's stash
-  std::uint64_t tangent_byte_cycles = 0;    // the same integral for stashed tangents
-  std::uint64_t peak_tangent_bytes = 0;
 
   std::uint64_t total_flops() const {
     std::uint64_t s = 0;
@@ -85,8 +83,6 @@ inline void accumulate_sequential(Counters& total, const Counters& step) {
   total.inflight_byte_cycles += step.inflight_byte_cycles;
   total.peak_stash_bytes = std::max(total.peak_stash_bytes, step.peak_stash_bytes);
   total.peak_tile_stash_bytes = std::max(total.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
-  total.tangent_byte_cycles += step.tangent_byte_cycles;
-  total.peak_tangent_bytes = std::max(total.peak_tangent_bytes, step.peak_tangent_bytes);
 }
 
 inline void accumulate_sequential(TileCounters& total, const TileCounters& step) {

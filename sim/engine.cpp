@@ -84,8 +84,6 @@ void Engine::finish() {
   m_counters.inflight_byte_cycles = m_ledger.byte_cycles(StorageCategory::stash);
   m_counters.peak_stash_bytes = m_ledger.peak_total(StorageCategory::stash);
   m_counters.peak_tile_stash_bytes = m_ledger.peak_tile(StorageCategory::stash);
-  m_counters.tangent_byte_cycles = m_ledger.byte_cycles(StorageCategory::tangent);
-  m_counters.peak_tangent_bytes = m_ledger.peak_total(StorageCategory::tangent);
   for (TileId t = 0; t < m_grid.tile_count(); ++t)
     m_tile_counters.peak_stash_bytes[t] = m_ledger.peak_of_tile(t, StorageCategory::stash);
 }

@@ -3,9 +3,8 @@
 // The labels are MODEL.md section 3's: the kinds, phases and storage categories the counts are reported
 // by, which is why their comments speak of layers and gradients. The engine only indexes counters with
 // whatever label the caller gives (a fixed list, so no string lookups on the event path) and never
-// branches on one, except to report the stash and tangent categories' integrals and peaks
-// (Engine::finish). The collective kernels (kernels/), which have no layers, label their messages with the
-// nearest kind (docs/kernels.md).
+// branches on one, except to report the stash category's integral and peaks (Engine::finish). The collective
+// kernels (kernels/), which have no layers, label their messages with the nearest kind (docs/kernels.md).
 
 #include <array>
 #include <cstddef>
@@ -33,15 +32,17 @@ enum class Phase : std::uint8_t { forward, backward, recompute, update };
 inline constexpr std::size_t kPhaseCount = 4;
 
 // What a tile's memory holds, by purpose. `stash` is what the in-flight counters integrate.
-enum class StorageCategory : std::uint8_t { weights, optimizer, stash, tangent, transit };
-inline constexpr std::size_t kStorageCategoryCount = 5;
+// Everything a schedule keeps from its forward pass for its backward pass is `stash`, whatever it is
+// (activations, or split-fg's tangents at the split).
+enum class StorageCategory : std::uint8_t { weights, optimizer, stash, transit };
+inline constexpr std::size_t kStorageCategoryCount = 4;
 
 inline constexpr std::array<std::string_view, kMessageKindCount> kMessageKindNames = {
     "lane", "psum", "rebroadcast", "redistribution", "scalar", "host", "tangent"};
 inline constexpr std::array<std::string_view, kPhaseCount> kPhaseNames = {"forward", "backward", "recompute",
                                                                           "update"};
 inline constexpr std::array<std::string_view, kStorageCategoryCount> kStorageCategoryNames = {
-    "weights", "optimizer", "stash", "tangent", "transit"};
+    "weights", "optimizer", "stash", "transit"};
 
 constexpr std::size_t index(MessageKind k) {
   return static_cast<std::size_t>(k);

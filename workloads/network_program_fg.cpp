@@ -61,8 +61,9 @@ ValuesPtr<T> NetworkProgram<T>::split_off_tangents(sim::Engine& engine, std::uin
   auto& block = *m_blocks[m_trunk - 1];
   const std::uint32_t width = block.col_ranges()[col].size;
   const std::uint64_t bytes = activation_bytes(wf, width) * m_fg->tangents;
-  // dh_k waits here for u = dL/dh: the tangent stash of split-fg.
-  engine.store(block.output_tile(col), StorageCategory::tangent, bytes, m_trunk - 1);
+  // dh_k waits here for u = dL/dh: split-fg's stash at the split (MODEL.md section 7), labelled with the
+  // trunk's last layer, which stashes nothing else.
+  engine.store(block.output_tile(col), StorageCategory::stash, bytes, m_trunk - 1);
   engine.access_sram(block.output_tile(col), bytes, Phase::forward);
   if (!y) return y;
   const std::uint32_t n = tokens(wf);
@@ -83,7 +84,7 @@ void NetworkProgram<T>::take_split_gradient(sim::Engine& engine, std::uint32_t w
   const std::uint32_t width = block.col_ranges()[col].size;
   const std::uint64_t bytes = activation_bytes(wf, width) * m_fg->tangents;
   engine.access_sram(here, bytes, Phase::backward);
-  engine.release(here, StorageCategory::tangent, bytes, m_trunk - 1);
+  engine.release(here, StorageCategory::stash, bytes, m_trunk - 1);
   const Cycle done =
       engine.compute(here, 2 * std::uint64_t{m_fg->tangents} * tokens(wf) * width, Phase::backward, ready);
   std::vector<double> shares;

@@ -20,12 +20,11 @@ def timeline(stash, steps):
 
     Several changes at one cycle collapse to the state after the last of them; every step ends at zero
     (each step runs on a fresh engine)."""
-    keep = stash["category"] == "stash"
-    step = stash["step"][keep].astype(np.int64)
+    step = stash["step"].astype(np.int64)
     start = dict(zip(steps["step"].tolist(), steps["start_cycle"].tolist()))
-    time = np.array([start[s] for s in step.tolist()], dtype=np.int64) + stash["cycle"][keep].astype(np.int64)
-    layer = stash["layer"][keep].astype(np.int64)
-    value = stash["layer_bytes"][keep].astype(float)
+    time = np.array([start[s] for s in step.tolist()], dtype=np.int64) + stash["cycle"].astype(np.int64)
+    layer = stash["layer"].astype(np.int64)
+    value = stash["layer_bytes"].astype(float)
     layers = int(layer.max()) + 1 if layer.size else 0
     n = time.size
     per_layer = np.zeros((n, layers))

@@ -91,8 +91,8 @@ TEST(MessageTraceRecorder, StashRowsCarryTotalsAndIntegrateToTheLedger) {
     program.actions[1] = [](sim::Engine& e) { e.store(0, StorageCategory::stash, 100, 0); };
     program.actions[2] = [](sim::Engine& e) {
       e.store(1, StorageCategory::stash, 40, 1);
-      e.store(2, StorageCategory::tangent, 8, 1);
       e.store(2, StorageCategory::weights, 1000, 1);  // not a stash: not recorded
+      e.store(2, StorageCategory::transit, 8, 1);     // nor this
     };
     program.actions[3] = [](sim::Engine& e) { e.release(0, StorageCategory::stash, 100, 0); };
     program.actions[4] = [](sim::Engine& e) { e.release(1, StorageCategory::stash, 15, 1); };
@@ -111,7 +111,7 @@ TEST(MessageTraceRecorder, StashRowsCarryTotalsAndIntegrateToTheLedger) {
     makespans += engine.counters().makespan_cycles;
   }
   const TraceData& t = recorder.data();
-  ASSERT_EQ(t.stash.size(), 10u);  // 5 per step
+  ASSERT_EQ(t.stash.size(), 8u);  // 4 per step
   const StashRecord& second = t.stash[1];
   EXPECT_EQ(second.cycle, 5u);
   EXPECT_EQ(second.tile, 1u);
@@ -119,17 +119,13 @@ TEST(MessageTraceRecorder, StashRowsCarryTotalsAndIntegrateToTheLedger) {
   EXPECT_EQ(second.delta_bytes, 40);
   EXPECT_EQ(second.layer_bytes, 40u);
   EXPECT_EQ(second.stash_bytes, 140u);
-  const StashRecord& tangent = t.stash[2];
-  EXPECT_EQ(tangent.category, StorageCategory::tangent);
-  EXPECT_EQ(tangent.stash_bytes, 140u);
-  EXPECT_EQ(tangent.tangent_bytes, 8u);
-  EXPECT_EQ(t.stash[3].delta_bytes, -100);
-  EXPECT_EQ(t.stash[3].layer_bytes, 0u);
-  EXPECT_EQ(t.stash[4].stash_bytes, 25u);
+  EXPECT_EQ(t.stash[2].delta_bytes, -100);
+  EXPECT_EQ(t.stash[2].layer_bytes, 0u);
+  EXPECT_EQ(t.stash[3].stash_bytes, 25u);
   // The second step starts from an empty ledger again.
-  EXPECT_EQ(t.stash[5].step, 1u);
-  EXPECT_EQ(t.stash[5].stash_bytes, 100u);
-  EXPECT_EQ(t.stash[6].layer_bytes, 40u);
+  EXPECT_EQ(t.stash[4].step, 1u);
+  EXPECT_EQ(t.stash[4].stash_bytes, 100u);
+  EXPECT_EQ(t.stash[5].layer_bytes, 40u);
   ASSERT_EQ(t.steps.size(), 2u);
   EXPECT_EQ(t.steps[1].start_cycle, t.steps[0].makespan_cycles);
   EXPECT_EQ(t.steps[0].makespan_cycles + t.steps[1].makespan_cycles, makespans);
@@ -293,8 +289,9 @@ TEST_F(TraceWriterTest, WritesTheDocumentedTables) {
   EXPECT_EQ(u64(stash, "stash_bytes"), (std::vector<std::uint64_t>{32, 0}));
   EXPECT_EQ(testing::read_all<std::int64_t>(stash.openDataSet("delta_bytes"), H5::PredType::NATIVE_INT64),
             (std::vector<std::int64_t>{32, -32}));
-  EXPECT_EQ(testing::read_fixed_strings(stash.openDataSet("category")),
-            (std::vector<std::string>{"stash", "stash"}));
+  EXPECT_EQ(testing::read_string_array_attribute(stash, "columns"),
+            (std::vector<std::string>{"step", "cycle", "tile", "layer", "delta_bytes", "layer_bytes",
+                                      "stash_bytes"}));
   EXPECT_EQ(u64(trace.openGroup("steps"), "start_cycle"), (std::vector<std::uint64_t>{0, 8}));
 }
 
