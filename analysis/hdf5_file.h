@@ -10,7 +10,7 @@
 //   file.write_array("/runs/forward/tiles/byte_hops_sent", hops, {height, width}, "byte-hops");  // row-major
 //   TableWriter trace = file.create_table("/runs/forward/trace/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
-//   trace.append({now, "psum"});                 // buffered; written every TableOptions::batch_rows
+//   trace.append({now, "psum"});                 // buffered; written a batch (TableOptions) at a time
 //   file.commit();                                // flush, close, rename to out_path
 //   // Without commit() (an exception, an early return) the destructor deletes the temporary file.
 //

@@ -1,6 +1,7 @@
 // The table half of the HDF5 output layer (analysis/hdf5_table.h): buffered rows, written batch by
-// batch into one extendible, chunked, compressed dataset per column. Split from hdf5_file.cpp, which owns
-// the file, the error handler and the object paths.
+// batch into one extendible, chunked, compressed dataset per column, or, for a small table written whole,
+// one contiguous dataset per column. Split from hdf5_file.cpp, which owns the file, the error handler and
+// the object paths.
 #include "analysis/hdf5_table.h"
 
 #include <H5Cpp.h>
@@ -58,14 +59,15 @@ class TableState {
  public:
   struct Column {
     TableColumn spec;
-    H5::DataSet dataset;
+    H5::DataSet dataset;  // created by the first write: its layout depends on how the table ends
     H5::DataType mem_type;
+    H5::DataType file_type;
     std::size_t width = 8;     // bytes per value in the buffer
     std::vector<char> buffer;  // batch_rows x width, allocated once
   };
 
-  TableState(std::string file, std::string path, std::size_t batch_rows)
-      : m_file(std::move(file)), m_path(std::move(path)), m_batch_rows(batch_rows) {}
+  TableState(std::string file, std::string path, H5::Group group, const TableOptions& options)
+      : m_file(std::move(file)), m_path(std::move(path)), m_group(std::move(group)), m_options(options) {}
 
   void append(std::span<const TableValue> row) {
     require_open();
@@ -73,16 +75,20 @@ class TableState {
       fail("a row has " + std::to_string(row.size()) + " values but the table has " +
            std::to_string(m_columns.size()) + " columns");
     }
+    // A full batch is written when the next row comes, not when it fills: a table that ends with its
+    // rows all in one batch is then written whole (close()), in the small layout when it is small.
+    if (m_buffered == m_options.batch_rows) flush();
     // A failed append leaves nothing behind: values land in the free slot, which only counts once the
     // whole row was accepted.
     for (std::size_t c = 0; c < row.size(); ++c) store(m_columns[c], row[c]);
     ++m_buffered;
     ++m_rows;
-    if (m_buffered == m_batch_rows) flush();
   }
 
+  // Writes the buffered rows into the extendible, chunked datasets (created by the first flush).
   void flush() {
     require_open();
+    if (!m_created) create_datasets(/*whole=*/false);
     if (m_buffered == 0) return;
     const hsize_t start = m_written;
     const hsize_t count = m_buffered;
@@ -104,17 +110,29 @@ class TableState {
     m_buffered = 0;
   }
 
-  // Releases the datasets. `keep_rows` = false when the whole file is being discarded anyway.
+  // Releases the datasets. `keep_rows` = false when the whole file is being discarded anyway. A table
+  // never flushed holds all its rows in the buffer: it is written whole, contiguous when it is small.
   void close(bool keep_rows) {
     if (!m_open) return;
-    if (keep_rows) flush();
+    if (keep_rows) {
+      if (!m_created && m_rows <= m_options.contiguous_rows) {
+        write_whole();
+      } else {
+        flush();
+      }
+    }
     m_open = false;
+    // Every handle goes now: an object left open would keep the file open past Hdf5File's close.
     for (Column& column : m_columns) {
       try {
-        column.dataset.close();
+        column.dataset.close();  // a default (never created) dataset has no id to close
       } catch (const H5::Exception&) {  // nothing useful to do: the file is being closed next
       }
       std::vector<char>().swap(column.buffer);
+    }
+    try {
+      m_group.close();
+    } catch (const H5::Exception&) {
     }
   }
 
@@ -136,6 +154,47 @@ class TableState {
       throw std::logic_error("table " + m_path + " in \"" + m_file +
                              "\" is closed (closed, committed or discarded with its file)");
     }
+  }
+
+  // `whole`: every row is in the buffer and no more will come, so each column is one fixed-size,
+  // contiguous, uncompressed dataset; else an empty, extendible, chunked (chunk = batch_rows) and
+  // compressed one that flush() extends batch by batch.
+  void create_datasets(bool whole) {
+    detail::last_hdf5_error().clear();
+    try {
+      for (Column& column : m_columns) {
+        H5::DSetCreatPropList dcpl;
+        const hsize_t rows = whole ? m_buffered : 0;
+        const hsize_t max_rows = whole ? rows : H5S_UNLIMITED;
+        if (!whole) {
+          const hsize_t chunk = m_options.batch_rows;
+          dcpl.setChunk(1, &chunk);
+          if (m_options.deflate_level > 0) {
+            dcpl.setShuffle();  // groups the bytes of equal significance: small integers compress well
+            dcpl.setDeflate(m_options.deflate_level);
+          }
+        }
+        column.dataset = m_group.createDataSet(column.spec.name, column.file_type,
+                                               H5::DataSpace(1, &rows, &max_rows), dcpl);
+        detail::write_unit(column.dataset, column.spec.unit);
+      }
+    } catch (const H5::Exception& e) {
+      fail("creating its columns failed: " + detail::hdf5_reason(e));
+    }
+    m_created = true;
+  }
+
+  void write_whole() {
+    create_datasets(/*whole=*/true);
+    if (m_buffered == 0) return;  // HDF5 refuses a write of no elements from a null selection
+    detail::last_hdf5_error().clear();
+    try {
+      for (Column& column : m_columns) column.dataset.write(column.buffer.data(), column.mem_type);
+    } catch (const H5::Exception& e) {
+      fail("writing its " + std::to_string(m_buffered) + " rows failed: " + detail::hdf5_reason(e));
+    }
+    m_written = m_buffered;
+    m_buffered = 0;
   }
 
   void store(Column& column, const TableValue& value) {
@@ -199,8 +258,10 @@ class TableState {
 
   std::string m_file;
   std::string m_path;
-  std::size_t m_batch_rows;
+  H5::Group m_group;
+  TableOptions m_options;
   std::uint64_t m_written = 0;
+  bool m_created = false;  // the column datasets exist (first flush, or the table written whole)
   bool m_open = true;
 };
 
@@ -228,8 +289,6 @@ namespace detail {
 std::shared_ptr<TableState> create_table_state(H5::H5File& file, const std::string& file_name,
                                                const std::string& path, std::vector<TableColumn> columns,
                                                const TableOptions& options) {
-  auto state = std::make_shared<TableState>(file_name, path, options.batch_rows);
-  state->m_specs = columns;
   // Track creation order so that h5py lists the columns in the order given, not alphabetically.
   const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
   H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
@@ -237,7 +296,7 @@ std::shared_ptr<TableState> create_table_state(H5::H5File& file, const std::stri
   H5Pclose(gcpl);
   if (group_id < 0) throw H5::GroupIException("H5Gcreate2", "cannot create the table group");
   H5Gclose(group_id);
-  const H5::Group group = file.openGroup(path);
+  H5::Group group = file.openGroup(path);
 
   std::vector<const char*> names;
   for (const auto& col : columns) names.push_back(col.name.c_str());
@@ -245,30 +304,22 @@ std::shared_ptr<TableState> create_table_state(H5::H5File& file, const std::stri
   const H5::StrType text = variable_string_type();
   group.createAttribute("columns", text, H5::DataSpace(1, &column_count)).write(text, names.data());
 
-  const hsize_t initial = 0;
-  const hsize_t unlimited = H5S_UNLIMITED;
-  const hsize_t chunk = options.batch_rows;
+  auto state = std::make_shared<TableState>(file_name, path, std::move(group), options);
+  state->m_specs = columns;
+  // The datasets themselves are created by the first write, when the layout is known (TableState).
   for (const auto& col : columns) {
-    H5::DSetCreatPropList dcpl;
-    dcpl.setChunk(1, &chunk);
-    if (options.deflate_level > 0) {
-      dcpl.setShuffle();  // groups the bytes of equal significance: small integers compress well
-      dcpl.setDeflate(options.deflate_level);
-    }
     TableState::Column column{.spec = col};
     if (col.type == ColumnType::string) {
       H5::StrType type(H5::PredType::C_S1, col.string_length);
       type.setCset(H5T_CSET_UTF8);
       type.setStrpad(H5T_STR_NULLPAD);
       column.mem_type = type;
+      column.file_type = type;
       column.width = col.string_length;
     } else {
       column.mem_type = memory_type(col.type);
+      column.file_type = file_type(col.type);
     }
-    H5::DataType stored = column.mem_type;
-    if (col.type != ColumnType::string) stored = file_type(col.type);
-    column.dataset = group.createDataSet(col.name, stored, H5::DataSpace(1, &initial, &unlimited), dcpl);
-    write_unit(column.dataset, col.unit);
     column.buffer.resize(options.batch_rows * column.width);
     state->m_columns.push_back(std::move(column));
   }

@@ -6,8 +6,8 @@
 // Usage:
 //   TableWriter trace = file.create_table("/runs/forward/trace/messages",
 //       {{"cycle", ColumnType::uint64, "cycles"}, {"kind", ColumnType::string, "", 16}});
-//   trace.append({now, "psum"});   // buffered; written every TableOptions::batch_rows
-//   trace.close();                 // optional: the file's commit() flushes open tables
+//   trace.append({now, "psum"});   // buffered; a full batch is written when the next row comes
+//   trace.close();                 // optional: the file's commit() closes open tables
 
 #include <concepts>
 #include <cstddef>
@@ -44,7 +44,13 @@ struct TableOptions {
   // Rows buffered in memory before they are written: the bound on the writer's memory
   // (batch_rows x row bytes). Also the chunk size, so one flush writes whole chunks.
   std::size_t batch_rows = 16384;
-  int deflate_level = 4;  // 0..9; 0 = no compression
+  int deflate_level = 4;  // 0..9; 0 = no compression; only for chunked tables
+  // A table that ends with all its rows still in one batch (never flushed: at most batch_rows rows) and
+  // at most this many rows is written whole at close: one contiguous, uncompressed, fixed-size dataset
+  // per column. Each chunked dataset carries a chunk index of a few kilobytes, which is most of the file
+  // for small tables (a one-row sweep point file: 213 KB chunked, 45 KB whole); around 500 rows of
+  // 8-byte values deflate starts to save more than the index costs. 0 = always chunked.
+  std::size_t contiguous_rows = 512;
 };
 
 // One cell of an appended row. Implicit on purpose, so rows read like `append({cycle, tile, "psum"})`:
@@ -96,7 +102,11 @@ class TableState;  // defined in hdf5_table.cpp; owned jointly by the file and i
 // numpy array. Homogeneous columns also compress far better (shuffle + deflate). Every column carries the
 // same `unit` attribute as any other dataset, so there is one convention for units, and the group's
 // `columns` attribute lists the column names in order. Reading all of it is still one line:
-// `pandas.DataFrame({c: g[c][:] for c in g.attrs["columns"]})`.
+// `{c: g[c][:] for c in g.attrs["columns"]}`.
+//
+// Layout: the column datasets are created by the first write. A table written whole (see
+// TableOptions::contiguous_rows) gets fixed-size contiguous columns; any other is extendible, chunked
+// (chunk = batch_rows) and compressed. A reader sees the same columns either way.
 //
 // Contract: a value's kind must fit its column: integers go to integer columns if representable (a
 // negative value never goes to uint64) and to float64 columns if exactly representable; doubles only to
@@ -108,8 +118,8 @@ class TableWriter {
  public:
   void append(std::span<const TableValue> row);
   void append(std::initializer_list<TableValue> row) { append(std::span(row.begin(), row.size())); }
-  void flush();  // writes buffered rows now (the file stays a temporary until commit)
-  void close();  // flush and release the datasets; later appends throw
+  void flush();  // writes buffered rows now, chunked (the file stays a temporary until commit)
+  void close();  // write the rows (whole when small) and release the datasets; later appends throw
 
   std::uint64_t rows() const;         // appended so far, buffered or written
   std::size_t buffered_rows() const;  // never more than TableOptions::batch_rows

@@ -39,8 +39,9 @@ class RunTraces {
 };
 
 // Contract: writes `<run_group>/trace/messages`, `<run_group>/trace/stash` and `<run_group>/trace/steps`
-// as tables (chunked, compressed; docs/hdf5.md "Tables"), and the attributes `layers` and `host_tile` on
-// `<run_group>/trace`. Throws OutputError if any of them exists already.
+// as tables (contiguous when small, else chunked and compressed; docs/hdf5.md "Tables"), and the
+// attributes `layers` and `host_tile` on `<run_group>/trace`. Throws OutputError if any of them exists
+// already.
 void write_trace(Hdf5File& file, std::string_view run_group, const TraceData& data);
 
 }  // namespace spatialsim::analysis

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "analysis/hdf5_file.h"
@@ -37,7 +39,7 @@ TEST_F(Hdf5TableTest, RowsRoundTripThroughBatches) {
     TableWriter table = file.create_table("/runs/forward/messages", kTraceColumns, {.batch_rows = kBatch});
     for (std::uint64_t i = 0; i < kRows; ++i) {
       table.append({i, -static_cast<std::int64_t>(i), 0.5 * static_cast<double>(i), kind_of(i)});
-      ASSERT_LT(table.buffered_rows(), kBatch);  // memory bounded: a full batch is written at once
+      ASSERT_LE(table.buffered_rows(), kBatch);  // memory bounded: a full batch is written by the next row
     }
     EXPECT_EQ(table.rows(), kRows);
     EXPECT_EQ(table.buffered_rows(), kRows % kBatch);
@@ -110,12 +112,105 @@ TEST_F(Hdf5TableTest, ColumnsAreChunkedCompressedAndExtendible) {
 TEST_F(Hdf5TableTest, UncompressedTableHasNoFilters) {
   {
     Hdf5File file(path("run.h5"));
-    TableWriter table = file.create_table("/t", {{"a", ColumnType::float64, "1"}}, {.deflate_level = 0});
+    TableWriter table = file.create_table("/t", {{"a", ColumnType::float64, "1"}},
+                                          {.deflate_level = 0, .contiguous_rows = 0});
     table.append({1.0});
     file.commit();
   }
   H5::H5File in(path("run.h5"), H5F_ACC_RDONLY);
   EXPECT_EQ(in.openDataSet("/t/a").getCreatePlist().getNfilters(), 0);
+}
+
+// The layout of one column: contiguous or chunked, its length and its largest length.
+struct ColumnLayout {
+  H5D_layout_t layout;
+  hsize_t size;
+  hsize_t max_size;
+  int filters;
+};
+ColumnLayout layout_of(const H5::DataSet& ds) {
+  ColumnLayout l{ds.getCreatePlist().getLayout(), 0, 0, ds.getCreatePlist().getNfilters()};
+  ds.getSpace().getSimpleExtentDims(&l.size, &l.max_size);
+  return l;
+}
+
+// A small table written whole (never flushed) is contiguous, fixed-size and unfiltered, with the same
+// values; a full batch that no further row follows counts as whole.
+TEST_F(Hdf5TableTest, SmallTableWrittenWholeIsContiguous) {
+  {
+    Hdf5File file(path("run.h5"));
+    TableWriter small = file.create_table("/small", kTraceColumns);
+    for (std::uint64_t i = 0; i < 10; ++i) small.append({i, -static_cast<std::int64_t>(i), 0.5, kind_of(i)});
+    TableWriter full = file.create_table("/full", {{"a", ColumnType::uint64, "1"}}, {.batch_rows = 8});
+    for (std::uint64_t i = 0; i < 8; ++i) full.append({i});
+    EXPECT_EQ(full.buffered_rows(), 8u);
+    TableWriter empty = file.create_table("/empty", {{"a", ColumnType::uint64, "1"}});
+    file.commit();
+  }
+  H5::H5File in(path("run.h5"), H5F_ACC_RDONLY);
+  for (const char* name : {"cycle", "delta", "energy", "kind"}) {
+    const ColumnLayout l = layout_of(in.openDataSet(std::string("/small/") + name));
+    EXPECT_EQ(l.layout, H5D_CONTIGUOUS) << name;
+    EXPECT_EQ(l.size, 10u) << name;
+    EXPECT_EQ(l.max_size, 10u) << name;
+    EXPECT_EQ(l.filters, 0) << name;
+  }
+  EXPECT_EQ(read_string_attribute(in.openDataSet("/small/cycle"), "unit"), "cycles");
+  EXPECT_EQ(read_all<std::int64_t>(in.openDataSet("/small/delta"), H5::PredType::NATIVE_INT64),
+            (std::vector<std::int64_t>{0, -1, -2, -3, -4, -5, -6, -7, -8, -9}));
+  EXPECT_EQ(testing::read_fixed_strings(in.openDataSet("/small/kind"))[3], kind_of(3));
+  EXPECT_EQ(layout_of(in.openDataSet("/full/a")).layout, H5D_CONTIGUOUS);
+  EXPECT_EQ(read_all<std::uint64_t>(in.openDataSet("/full/a"), H5::PredType::NATIVE_UINT64),
+            (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(layout_of(in.openDataSet("/empty/a")).layout, H5D_CONTIGUOUS);
+  EXPECT_EQ(layout_of(in.openDataSet("/empty/a")).size, 0u);
+}
+
+// Chunked after all: more rows than contiguous_rows, more than one batch, or rows flushed before the end.
+TEST_F(Hdf5TableTest, OtherTablesAreChunked) {
+  {
+    Hdf5File file(path("run.h5"));
+    TableWriter many = file.create_table("/many", {{"a", ColumnType::uint64, "1"}},
+                                         {.batch_rows = 100, .contiguous_rows = 10});
+    for (std::uint64_t i = 0; i < 11; ++i) many.append({i});
+    TableWriter batches = file.create_table("/batches", {{"a", ColumnType::uint64, "1"}}, {.batch_rows = 4});
+    for (std::uint64_t i = 0; i < 5; ++i) batches.append({i});
+    TableWriter flushed = file.create_table("/flushed", {{"a", ColumnType::uint64, "1"}});
+    flushed.append({1u});
+    flushed.flush();
+    flushed.append({2u});
+    TableWriter never = file.create_table("/never", {{"a", ColumnType::uint64, "1"}}, {.contiguous_rows = 0});
+    never.append({1u});
+    file.commit();
+  }
+  H5::H5File in(path("run.h5"), H5F_ACC_RDONLY);
+  for (const auto& [table, rows] : std::vector<std::pair<std::string, hsize_t>>{
+           {"/many", 11}, {"/batches", 5}, {"/flushed", 2}, {"/never", 1}}) {
+    const ColumnLayout l = layout_of(in.openDataSet(table + "/a"));
+    EXPECT_EQ(l.layout, H5D_CHUNKED) << table;
+    EXPECT_EQ(l.size, rows) << table;
+    EXPECT_EQ(l.max_size, H5S_UNLIMITED) << table;
+  }
+  EXPECT_EQ(read_all<std::uint64_t>(in.openDataSet("/flushed/a"), H5::PredType::NATIVE_UINT64),
+            (std::vector<std::uint64_t>{1, 2}));
+}
+
+// The reason for the small layout: a one-row table of many columns (a sweep point file) costs a few
+// hundred bytes per column, not the few kilobytes of a chunk index per column.
+TEST_F(Hdf5TableTest, OneRowTableIsSmall) {
+  std::vector<TableColumn> columns;
+  for (int c = 0; c < 80; ++c) columns.push_back({"c" + std::to_string(c), ColumnType::uint64, "bytes"});
+  std::vector<TableValue> row(columns.size(), TableValue(std::uint64_t{12345}));
+  const auto write = [&](const std::string& name, std::size_t contiguous_rows) {
+    Hdf5File file(path(name));
+    file.create_table("/t", columns, {.batch_rows = 1, .contiguous_rows = contiguous_rows}).append(row);
+    file.commit();
+    return std::filesystem::file_size(path(name));
+  };
+  const auto chunked = write("chunked.h5", 0);
+  const auto whole = write("whole.h5", 1);
+  EXPECT_LT(whole, 80u * 600) << "chunked: " << chunked;
+  EXPECT_LT(whole * 3, chunked);
 }
 
 TEST_F(Hdf5TableTest, DroppedWriterKeepsItsRowsUntilCommit) {
