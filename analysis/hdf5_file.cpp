@@ -263,7 +263,7 @@ class Hdf5File::Impl {
 
 void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   const auto fail = [&](const std::string& what) {
-    throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what);
+    throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what, what);
   };
   // The example file name follows the key: a results file, or a Chrome trace.
   const std::string example = key == "chrome_trace" ? "trace.json" : "spatialsim.h5";

@@ -28,12 +28,17 @@ namespace spatialsim::analysis {
 // interrupted write. The message is one line naming the path, what is wrong and what to do.
 class OutputError : public std::runtime_error {
  public:
-  OutputError(std::string path, const std::string& message)
-      : std::runtime_error(message), m_path(std::move(path)) {}
+  OutputError(std::string path, const std::string& message, std::string problem = {})
+      : std::runtime_error(message), m_path(std::move(path)), m_problem(std::move(problem)) {}
   const std::string& path() const { return m_path; }
+  // For an output option whose value cannot be used (Hdf5File::check_writable, check_sweep_writable): the
+  // message without its leading `key = "path": `, so that the front end can report it like any other bad
+  // value, with the value's origin (sim::Config::fail). Empty for other errors.
+  const std::string& problem() const { return m_problem; }
 
  private:
   std::string m_path;
+  std::string m_problem;
 };
 
 // Tries to create the file `probe_base` + ".probe-<pid>", and removes it: "" when that works, else the

@@ -96,7 +96,7 @@ void check_sweep_writable(const std::string& out) {
   Hdf5File::check_writable(out, "out");
   const std::string dir = sweep_points_dir(out);
   const auto fail = [&](const std::string& what) {
-    throw OutputError(out, "out = \"" + out + "\": " + what);
+    throw OutputError(out, "out = \"" + out + "\": " + what, what);
   };
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(dir, ec);

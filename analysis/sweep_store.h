@@ -32,7 +32,7 @@ std::string sweep_points_dir(const std::string& out);
 
 // Checks, before a sweep runs, that <out> can be written (Hdf5File::check_writable) and that
 // <out>.points is absent (it is created next to <out>) or a directory that accepts new files. Throws
-// OutputError naming `out`, what is in the way and the fix.
+// OutputError naming `out`, what is in the way and the fix (problem() without the `out = "..."`).
 void check_sweep_writable(const std::string& out);
 
 // Contract: not thread-safe (HDF5 is not); the sweep calls it from one thread at a time.

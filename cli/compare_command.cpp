@@ -140,7 +140,7 @@ class CompareCommand final : public Command {
     try {
       analysis::Hdf5File::check_writable(out, "out");
     } catch (const analysis::OutputError& e) {
-      throw sim::ConfigError("out", e.what());
+      config.fail("out", e.problem());  // bad input: exit 2, with the value's origin
     }
 
     const std::vector<workloads::RunResult> results =

@@ -115,7 +115,7 @@ class KernelCommand final : public Command {
       try {
         analysis::Hdf5File::check_writable(out, "out");
       } catch (const analysis::OutputError& e) {
-        throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
+        config.fail("out", e.problem());  // bad input: one line with the value's origin, exit code 2
       }
     }
     const kernels::KernelResult r = kernels::run_kernel(*kernel, machine);

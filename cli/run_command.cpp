@@ -125,7 +125,7 @@ class RunCommand final : public Command {
     try {
       analysis::Hdf5File::check_writable(out, "out");
     } catch (const analysis::OutputError& e) {
-      throw sim::ConfigError("out", e.what());  // bad input: one line, exit code 2
+      config.fail("out", e.problem());  // bad input: one line with the value's origin, exit code 2
     }
     const bool check = config.get_bool("check");
     const bool export_check = config.get_bool("export_check");
@@ -140,7 +140,7 @@ class RunCommand final : public Command {
       try {
         analysis::Hdf5File::check_writable(chrome_trace, "chrome_trace");
       } catch (const analysis::OutputError& e) {
-        throw sim::ConfigError("chrome_trace", e.what());
+        config.fail("chrome_trace", e.problem());
       }
     }
     const analysis::RunTraces traces(schedules.size(), trace || !chrome_trace.empty());

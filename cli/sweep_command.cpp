@@ -166,7 +166,7 @@ class SweepCommand final : public Command {
     try {
       analysis::check_sweep_writable(out);  // <out> and <out>.points, where finished points are kept
     } catch (const analysis::OutputError& e) {
-      throw sim::ConfigError("out", e.what());  // bad input: exit 2 before anything runs
+      config.fail("out", e.problem());  // bad input: exit 2 before anything runs, with the value's origin
     }
     const bool resume = config.get_bool("sweep.resume");
     const OverflowPolicy overflow_policy(config);

@@ -132,17 +132,21 @@ const BadInputCase kCases[] = {
      kBadValueIni},
     {"OutputInMissingDirectory", "--out=no_such_dir/x.h5", "no_such_dir"},
     {"OutputNotWritable", "--out=/sys/spatialsim.h5", "/sys"},
-    {"DirectoryAsOutput", "--out=outdir", "out = \"outdir\"", "", "", true},
-    {"DirectoryAsChromeTrace", "--chrome-trace=outdir", "chrome_trace", "", "", true},
+    {"DirectoryAsOutput", "--out=outdir", "out = \"outdir\" (from command line): is a directory", "", "",
+     true},
+    {"DirectoryAsChromeTrace", "--chrome-trace=outdir",
+     "chrome_trace = \"outdir\" (from command line): is a directory", "", "", true},
     {"ChromeTraceSameFileAsOutput", "--chrome-trace=same.h5 --out=./same.h5",
      "chrome_trace = \"same.h5\" (from command line): names the same file as out = \"./same.h5\""},
     {"OutputSameFileAsConfig", "--config=cfgout.ini --out=cfgout.ini",
      "out = \"cfgout.ini\" (from command line): is the config file cfgout.ini (--config)", "cfgout.ini",
      "model.depth = 3\n"},
     {"OutputWithSlashAfterAFile", "--out=afile/",
-     "out = \"afile/\": ends in '/', which names a directory, but afile is not a directory", "afile"},
+     "out = \"afile/\" (from command line): ends in '/', which names a directory, but afile is not a "
+     "directory",
+     "afile"},
     {"OutputWithSlashAfterNothing", "--out=new/",
-     "out = \"new/\": ends in '/', which names a directory, but new does not exist"},
+     "out = \"new/\" (from command line): ends in '/', which names a directory, but new does not exist"},
     // --- an option the command does not read: refused, not silently ignored
     {"RunRefusesASweepAxis", "run --vary model.depth=2,4", "sweep.vary"},
     {"RunRefusesACompareOption", "run --compare.depth_factors=1,2", "compare.depth_factors"},
@@ -179,7 +183,8 @@ const BadInputCase kCases[] = {
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
     {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},
     {"KernelGridBeyondTheTileLimit", "kernel --grid=100000x100000", "mapping.grid"},
-    {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir", "out = \"outdir\"", "", "", true},
+    {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir",
+     "out = \"outdir\" (from command line): is a directory", "", "", true},
     // --- sweep
     {"SweepUnknownKey", "sweep --vary model.dpeth=2,4", "model.dpeth"},
     {"SweepUnparsableValue", "sweep --vary model.depth=2,x", "model.depth = \"x\""},
@@ -190,7 +195,8 @@ const BadInputCase kCases[] = {
     {"SweepVaryAndSweepVary", "sweep --vary model.depth=2,4 --sweep.vary=model.width=4", "--sweep.vary"},
     {"SweepPointBreaksACombination",
      "sweep --vary model.depth=2,4 --schedule=checkpoint --checkpoint.segment=3", "checkpoint.segment"},
-    {"SweepDirectoryAsOutput", "sweep --vary model.depth=2,4 --out=outdir", "out = \"outdir\"", "", "", true},
+    {"SweepDirectoryAsOutput", "sweep --vary model.depth=2,4 --out=outdir",
+     "out = \"outdir\" (from command line): is a directory", "", "", true},
     {"SweepVariesAKernelOption", "sweep --vary kernel.bytes=1,2 --out=s.h5",
      "--vary kernel.bytes: kernel.bytes is not read by the runs of a sweep"},
     {"SweepVariesACrossoverOption", "sweep --vary crossover.hbm_ratio=1,2 --out=s.h5",
@@ -200,8 +206,8 @@ const BadInputCase kCases[] = {
      "--vary checkpoint.segment: checkpoint.segment is an option of schedule checkpoint, which is not "
      "selected"},
     {"SweepPointsDirectoryIsAFile", "sweep --vary model.depth=2,3 --out=x.h5",
-     "out = \"x.h5\": the sweep keeps its finished points in x.h5.points, which exists and is not a "
-     "directory",
+     "out = \"x.h5\" (from command line): the sweep keeps its finished points in x.h5.points, which exists "
+     "and is not a directory",
      "x.h5.points"},
     // --- theory
     {"TheoryZeroStages", "theory --theory.pipeline_stages=0", "theory.pipeline_stages"},
