@@ -14,6 +14,7 @@
 
 #include "analysis/hdf5_file.h"
 #include "analysis/output_guard.h"
+#include "sim/energy_prices.h"
 #include "sim/option_spec.h"
 
 namespace spatialsim::analysis {
@@ -44,23 +45,45 @@ std::string axis_unit(const std::string& key) {
 template <typename T>
 std::vector<T> read_column(const H5::Group& table, const std::string& name, const H5::PredType& type,
                            H5T_class_t stored_class, std::size_t rows) {
+  if (!table.nameExists(name))
+    throw H5::DataSetIException("read_column", "it has no column " + name + " (other metrics)");
   const H5::DataSet column = table.openDataSet(name);
   if (column.getTypeClass() != stored_class)
-    throw H5::DataSetIException("read_column", name + " has another type");
+    throw H5::DataSetIException("read_column", "its column " + name + " has another type");
   std::vector<T> values(static_cast<std::size_t>(column.getSpace().getSimpleExtentNpoints()));
-  if (values.size() != rows) throw H5::DataSetIException("read_column", name + " has another length");
+  if (values.size() != rows)
+    throw H5::DataSetIException("read_column", "its column " + name + " has another length");
   if (!values.empty()) column.read(values.data(), type);
   return values;
+}
+
+// Why `path` is not a sweep file (a point file or a finished <out>): "" when it is an HDF5 file holding a
+// /sweep/points table, else the reason in a few words.
+std::string not_a_sweep_file(const std::string& path) {
+  try {
+    H5::Exception::dontPrint();
+    if (H5Fis_hdf5(path.c_str()) <= 0) return "not an HDF5 file";
+    const H5::H5File file(path, H5F_ACC_RDONLY);
+    if (!file.nameExists("/sweep") || !file.nameExists(kPointsTable) ||
+        file.childObjType(kPointsTable) != H5O_TYPE_GROUP)
+      return "no /sweep/points table";
+    return "";
+  } catch (const H5::Exception& e) {
+    return "unreadable: " + e.getDetailMsg();
+  }
 }
 
 // Rows of a sweep table (a point file or a finished <out>) by config hash, in the metric schema given.
 // nullopt (and `why`) when the file is unreadable or was written with other metrics.
 std::optional<std::map<std::uint64_t, std::vector<Metric>>> read_stored_rows(
     const std::string& path, const std::vector<Metric>& schema, std::string& why) {
+  if (why = not_a_sweep_file(path); !why.empty()) return std::nullopt;
   try {
     H5::Exception::dontPrint();
     const H5::H5File file(path, H5F_ACC_RDONLY);
     const H5::Group table = file.openGroup(kPointsTable);
+    if (!table.nameExists("config_hash"))
+      throw H5::GroupIException("read_stored_rows", "it has no config_hash");
     const H5::DataSet hash_column = table.openDataSet("config_hash");
     const auto rows = static_cast<std::size_t>(hash_column.getSpace().getSimpleExtentNpoints());
     const auto hashes =
@@ -92,12 +115,18 @@ std::string sweep_points_dir(const std::string& out) {
   return out + ".points";
 }
 
-void check_sweep_writable(const std::string& out) {
+void check_sweep_writable(const std::string& out, bool resume) {
   Hdf5File::check_writable(out, "out");
   const std::string dir = sweep_points_dir(out);
   const auto fail = [&](const std::string& what) {
     throw OutputError(out, "out = \"" + out + "\": " + what, what);
   };
+  // Resume reuses the rows of an existing <out>; anything else there would be replaced by the sweep.
+  if (resume && std::filesystem::exists(out)) {
+    if (const std::string why = not_a_sweep_file(out); !why.empty())
+      fail("is not a sweep file (" + why + "), so --sweep.resume has no rows to reuse in it; give the " +
+           "sweep's own file as --out, or leave out --sweep.resume to replace " + out);
+  }
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(dir, ec);
   if (status.type() == std::filesystem::file_type::not_found) return;  // its directory accepts new files
@@ -111,7 +140,8 @@ void check_sweep_writable(const std::string& out) {
          "); remove it, or give another out");
 }
 
-SweepStore::SweepStore(const SweepPlan& plan, std::string out) : m_plan(plan), m_out(std::move(out)) {}
+SweepStore::SweepStore(const SweepPlan& plan, std::string out, std::string program_version)
+    : m_plan(plan), m_out(std::move(out)), m_version(std::move(program_version)) {}
 
 std::string SweepStore::point_path(std::size_t job) const {
   const SweepJob& j = m_plan.jobs.at(job);
@@ -133,7 +163,7 @@ std::vector<std::optional<SweepRow>> SweepStore::load_finished(std::vector<std::
     std::string why;
     auto stored = read_stored_rows(path, schema, why);
     if (!stored) {
-      notes.push_back("cannot reuse " + path + " (" + why + "); running that point again");
+      notes.push_back("cannot reuse " + path + " (" + why + "); running that job again");
       continue;
     }
     take(job, *stored);
@@ -144,7 +174,7 @@ std::vector<std::optional<SweepRow>> SweepStore::load_finished(std::vector<std::
     std::string why;
     auto stored = read_stored_rows(m_out, schema, why);
     if (!stored) {
-      notes.push_back("cannot reuse the rows of " + m_out + " (" + why + ")");
+      notes.push_back("cannot reuse the rows of " + m_out + " (" + why + "); running their jobs again");
     } else {
       for (std::size_t job = 0; job < rows.size(); ++job)
         if (!rows[job]) take(job, *stored);
@@ -161,6 +191,8 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
     columns.push_back({a.key, ColumnType::string, "", longest(a.values)});
     if (a.numeric) columns.push_back({a.key + ".value", ColumnType::float64, axis_unit(a.key)});
   }
+  std::vector<std::string> presets;
+  for (const SweepPoint& p : m_plan.points) presets.push_back(p.setup.prices.preset);
   for (const TableColumn& c :
        std::initializer_list<TableColumn>{{"layers", ColumnType::uint64, "layers"},
                                           {"tokens", ColumnType::uint64, "tokens"},
@@ -168,6 +200,12 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
                                           {"wavefronts", ColumnType::uint64, "1"},
                                           {"steps", ColumnType::uint64, "1"},
                                           {"tokens_raised", ColumnType::uint64, "1"},
+                                          {"grid_width", ColumnType::uint64, "tiles"},
+                                          {"grid_height", ColumnType::uint64, "tiles"},
+                                          {"energy_preset", ColumnType::string, "", longest(presets)},
+                                          {"price_hop_pj", ColumnType::float64, "pJ/byte-hop"},
+                                          {"price_sram_pj", ColumnType::float64, "pJ/byte"},
+                                          {"price_flop_pj", ColumnType::float64, "pJ/flop"},
                                           {"config_hash", ColumnType::uint64, "1"}})
     columns.push_back(c);
   const std::vector<Metric> schema = sweep_metric_schema();
@@ -194,8 +232,12 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
     const std::uint64_t wavefronts = (s.tokens + s.tokens_per_wavefront - 1) / s.tokens_per_wavefront;
     for (const std::uint64_t v :
          {std::uint64_t{s.model.layers()}, std::uint64_t{s.tokens}, std::uint64_t{s.tokens_per_wavefront},
-          wavefronts, std::uint64_t{s.steps}, std::uint64_t{p.tokens_raised}, job.config_hash})
+          wavefronts, std::uint64_t{s.steps}, std::uint64_t{p.tokens_raised}, std::uint64_t{s.grid_width},
+          std::uint64_t{s.grid_height}})
       row.emplace_back(v);
+    row.emplace_back(s.prices.preset);
+    for (const double price : {s.prices.hop_pj, s.prices.sram_pj, s.prices.flop_pj}) row.emplace_back(price);
+    row.emplace_back(job.config_hash);
     const std::vector<Metric>& metrics = rows[i]->metrics;
     if (metrics.size() != schema.size())
       throw std::logic_error("sweep row does not follow the metric schema");
@@ -222,6 +264,21 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
   file.set_attribute("/sweep", "vary", vary);
   file.set_attribute("/sweep", "points", std::uint64_t{m_plan.points.size()});
   file.set_attribute("/sweep", "jobs", std::uint64_t{m_plan.jobs.size()});
+  file.set_attribute("/sweep", "spatialsim_version", m_version);
+  // The prices, named as in a results file's root, when every point used the same ones; a varied key that
+  // changes them (energy.*) leaves them to each row's energy_preset and price_* columns.
+  const sim::EnergyPrices& first = m_plan.points.front().setup.prices;
+  const bool same_prices = std::all_of(m_plan.points.begin(), m_plan.points.end(), [&](const SweepPoint& p) {
+    const sim::EnergyPrices& e = p.setup.prices;
+    return e.preset == first.preset && e.hop_pj == first.hop_pj && e.sram_pj == first.sram_pj &&
+           e.flop_pj == first.flop_pj;
+  });
+  if (same_prices) {
+    file.set_attribute("/sweep", "energy_preset", first.preset);
+    file.set_attribute("/sweep", "energy_hop_pj", first.hop_pj);
+    file.set_attribute("/sweep", "energy_sram_pj", first.sram_pj);
+    file.set_attribute("/sweep", "energy_flop_pj", first.flop_pj);
+  }
 }
 
 void SweepStore::save_point(std::size_t job, const SweepRow& row) const {
@@ -269,14 +326,28 @@ void SweepStore::write_final(const std::vector<SweepRow>& rows, const std::vecto
   for (const auto& key : base.keys())
     if (!key.starts_with("sweep.")) file.set_attribute("/sweep/config", key, base.raw(key));
   file.commit();
-  std::error_code ignored;  // the results are safe in <out>; a leftover directory is only clutter
-  std::filesystem::remove_all(points_dir(), ignored);
+}
+
+std::vector<std::string> SweepStore::remove_points() const {
+  // Only the files named after this plan's jobs: <out>.points may hold anything else (another sweep's
+  // points, a user's file), and nothing the sweep did not write is deleted. Failures are ignored: the
+  // results are safe in <out>, and a leftover file is only clutter.
+  std::error_code ignored;
+  for (std::size_t job = 0; job < m_plan.jobs.size(); ++job)
+    std::filesystem::remove(point_path(job), ignored);
+  std::vector<std::string> left;
+  for (std::filesystem::directory_iterator it(points_dir(), ignored), end; !ignored && it != end;
+       it.increment(ignored))
+    left.push_back(it->path().filename().string());
+  std::sort(left.begin(), left.end());
+  if (left.empty()) std::filesystem::remove(points_dir(), ignored);  // removes only an empty directory
+  return left;
 }
 
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
-                               const ProgressFn& progress) {
+                               const std::string& program_version, const ProgressFn& progress) {
   SweepOutcome outcome;
-  const SweepStore store(plan, out);
+  const SweepStore store(plan, out, program_version);
   std::error_code ec;
   std::filesystem::create_directories(store.points_dir(), ec);
   if (ec) throw OutputError(store.points_dir(), "cannot create " + store.points_dir() + ": " + ec.message());
@@ -286,8 +357,8 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
     rows = store.load_finished(outcome.notes);
   } else if (!std::filesystem::is_empty(store.points_dir(), ec)) {
     outcome.notes.push_back(store.points_dir() +
-                            " holds results of an earlier sweep; they are not reused "
-                            "(--sweep.resume reuses the ones that match)");
+                            " holds files from before this sweep; they are not reused "
+                            "(--sweep.resume reuses the results that match)");
   }
   outcome.reused = static_cast<std::size_t>(
       std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.has_value(); }));
@@ -307,6 +378,13 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   for (auto& r : rows) outcome.rows.push_back(std::move(*r));
   outcome.slopes = sweep_slopes(plan, outcome.rows);
   store.write_final(outcome.rows, outcome.slopes);
+  if (const std::vector<std::string> left = store.remove_points(); !left.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < left.size() && i < 3; ++i) names += (i ? ", " : "") + left[i];
+    if (left.size() > 3) names += ", ...";
+    outcome.notes.push_back("kept " + store.points_dir() + ": it holds " + std::to_string(left.size()) +
+                            " file(s) this sweep did not write (" + names + ")");
+  }
   return outcome;
 }
 

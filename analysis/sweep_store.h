@@ -6,12 +6,14 @@
 // consistent once it is closed, so a file that grows row by row would be lost (or unreadable) when the
 // sweep is interrupted, and the HDF5 library is not thread-safe, so workers cannot write one file
 // together anyway. A job's file is complete or absent (Hdf5File: temporary name + rename), which makes
-// "what has finished" simply "which files exist". The directory is removed once <out> is committed.
+// "what has finished" simply "which files exist". Once <out> is committed the sweep removes its jobs'
+// point files, and the directory if nothing else is in it: a file it did not write is never deleted.
 //
 // Usage:
 //   SweepPlan plan = plan_sweep(config);
-//   check_sweep_writable(out);                       // <out> and <out>.points, before anything runs
-//   SweepOutcome o = run_sweep_to_file(plan, out, /*resume=*/true, [](const SweepProgress& p) { ... });
+//   check_sweep_writable(out, resume);               // <out> and <out>.points, before anything runs
+//   SweepOutcome o = run_sweep_to_file(plan, out, /*resume=*/true, kProgramVersion,
+//                                      [](const SweepProgress& p) { ... });
 //   o.ran;  o.reused;  o.rows[job].metrics;  o.slopes;
 
 #include <cstddef>
@@ -31,14 +33,16 @@ class Hdf5File;
 std::string sweep_points_dir(const std::string& out);
 
 // Checks, before a sweep runs, that <out> can be written (Hdf5File::check_writable) and that
-// <out>.points is absent (it is created next to <out>) or a directory that accepts new files. Throws
-// OutputError naming `out`, what is in the way and the fix (problem() without the `out = "..."`).
-void check_sweep_writable(const std::string& out);
+// <out>.points is absent (it is created next to <out>) or a directory that accepts new files; with
+// `resume`, also that an existing <out> is a sweep file (it has /sweep/points) whose rows can be reused.
+// Throws OutputError naming `out`, what is in the way and the fix (problem() without the `out = "..."`).
+void check_sweep_writable(const std::string& out, bool resume);
 
 // Contract: not thread-safe (HDF5 is not); the sweep calls it from one thread at a time.
 class SweepStore {
  public:
-  SweepStore(const SweepPlan& plan, std::string out);
+  // `program_version` is recorded in every file (`/sweep` attribute spatialsim_version).
+  SweepStore(const SweepPlan& plan, std::string out, std::string program_version);
 
   const std::string& out() const { return m_out; }
   std::string points_dir() const { return sweep_points_dir(m_out); }
@@ -52,9 +56,14 @@ class SweepStore {
   // Writes <out>.points/<schedule>-<hash>.h5 holding the job's row (the same table layout as <out>).
   void save_point(std::size_t job, const SweepRow& row) const;
 
-  // Writes <out> from every job's row and the slopes, then removes <out>.points.
-  // Contract: rows.size() == jobs; on failure <out> is untouched and the point files stay.
+  // Writes <out> from every job's row and the slopes.
+  // Contract: rows.size() == jobs; on failure <out> is untouched.
   void write_final(const std::vector<SweepRow>& rows, const std::vector<SlopeRow>& slopes) const;
+
+  // After write_final: removes this plan's point files (written by this sweep, or reused from an earlier
+  // run of its jobs: their rows are in <out> now) and then <out>.points if it is empty. Any other file
+  // stays. Returns the names of the entries left in <out>.points, sorted (none when it was removed).
+  std::vector<std::string> remove_points() const;
 
  private:
   void write_points_table(Hdf5File& file, const std::vector<std::size_t>& jobs,
@@ -62,6 +71,7 @@ class SweepStore {
 
   const SweepPlan& m_plan;
   std::string m_out;
+  std::string m_version;
 };
 
 struct SweepProgress {
@@ -78,14 +88,15 @@ struct SweepOutcome {
   std::vector<SlopeRow> slopes;
   std::size_t ran = 0;
   std::size_t reused = 0;
-  std::vector<std::string> notes;  // for stderr: skipped stored files, ignored earlier results
+  std::vector<std::string> notes;  // for stderr: skipped stored files, ignored earlier results, kept files
 };
 
 // The whole sweep: loads earlier results when `resume`, runs the rest in parallel saving each job as it
-// finishes, fits the slopes and writes <out>. `progress` is called once before the first job and after
-// every job (one call at a time). Contract: the caller checked that <out> is writable; an exception
-// (including an interrupt) leaves every finished job's file in <out>.points.
+// finishes, fits the slopes, writes <out> and removes its point files (SweepStore::remove_points).
+// `progress` is called once before the first job and after every job (one call at a time). Contract: the
+// caller checked that <out> is writable (check_sweep_writable); an exception (including an interrupt)
+// leaves every finished job's file in <out>.points.
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
-                               const ProgressFn& progress = {});
+                               const std::string& program_version, const ProgressFn& progress = {});
 
 }  // namespace spatialsim::analysis

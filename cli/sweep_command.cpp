@@ -23,6 +23,7 @@
 #include "analysis/sweep.h"
 #include "analysis/sweep_store.h"
 #include "cli/command.h"
+#include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
 
@@ -114,7 +115,7 @@ void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slop
   print_aligned(out, cells);
 }
 
-// "points 3/10, 12.3 s elapsed, ~28 s left" on one line that is rewritten in place; only on a terminal,
+// "jobs 3/10, 12.3 s elapsed, ~28 s left" on one line that is rewritten in place; only on a terminal,
 // so that logs and pipes get no carriage returns.
 class ProgressLine {
  public:
@@ -125,8 +126,8 @@ class ProgressLine {
   void update(const analysis::SweepProgress& p) {
     if (!m_enabled) return;
     char line[96];
-    const int n = std::snprintf(line, sizeof line, "points %zu/%zu, %.1f s elapsed", p.done, p.total,
-                                p.elapsed_seconds);
+    const int n =
+        std::snprintf(line, sizeof line, "jobs %zu/%zu, %.1f s elapsed", p.done, p.total, p.elapsed_seconds);
     if (p.ran > 0 && p.ran < p.to_run) {
       // The mean time per job so far: rough (points differ in cost), hence the "~".
       const double left =
@@ -163,21 +164,28 @@ class SweepCommand final : public Command {
     reject_what_its_runs_ignore(plan);
     const std::string out = config.get_string("out");
     if (out.empty()) config.fail("out", "must name the sweep's results file");
+    const bool resume = config.get_bool("sweep.resume");
     try {
-      analysis::check_sweep_writable(out);  // <out> and <out>.points, where finished points are kept
+      analysis::check_sweep_writable(out, resume);  // <out> and <out>.points, where finished points are kept
     } catch (const analysis::OutputError& e) {
       config.fail("out", e.problem());  // bad input: exit 2 before anything runs, with the value's origin
     }
-    const bool resume = config.get_bool("sweep.resume");
     const OverflowPolicy overflow_policy(config);
 
     ProgressLine progress;
-    const analysis::SweepOutcome outcome = analysis::run_sweep_to_file(
-        plan, out, resume, [&](const analysis::SweepProgress& p) { progress.update(p); });
+    const analysis::SweepOutcome outcome =
+        analysis::run_sweep_to_file(plan, out, resume, std::string(kProgramVersion),
+                                    [&](const analysis::SweepProgress& p) { progress.update(p); });
     progress.finish();
     for (const auto& note : outcome.notes) std::cerr << "spatialsim: note: " << note << '\n';
-    if (resume)
-      std::cerr << "spatialsim: resumed " << outcome.reused << " of " << plan.jobs.size() << " points\n";
+    if (resume) {  // jobs, the unit results are stored in: a job is a point under one schedule
+      const auto count = [](std::size_t n, const char* what) {
+        return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+      };
+      std::cerr << "spatialsim: resumed " << outcome.reused << " of " << count(plan.jobs.size(), "job")
+                << " (" << count(plan.points.size(), "point") << " x "
+                << count(plan.schedules.size(), "schedule") << ")\n";
+    }
 
     print_points(std::cout, plan, outcome.rows);
     print_slopes(std::cout, outcome.slopes);

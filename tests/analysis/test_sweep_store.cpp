@@ -9,8 +9,11 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "analysis/hdf5_file.h"
+#include "analysis/output_guard.h"
 #include "tests/analysis/hdf5_test_support.h"
 #include "tests/analysis/test_sweep_support.h"
 
@@ -21,6 +24,8 @@ using testing::expect_same_results;
 using testing::read_all;
 using testing::read_fixed_strings;
 using testing::small_sweep_config;
+
+const std::string kVersion = "9.8.7-test";  // what the sweep records as spatialsim_version
 
 class SweepStoreTest : public testing::ScratchDirTest {
  protected:
@@ -34,7 +39,7 @@ class SweepStoreTest : public testing::ScratchDirTest {
 
 TEST_F(SweepStoreTest, FinalFileHoldsOneRowPerJobAndTheSlopes) {
   const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,3", "forward,backprop"));
-  const SweepOutcome o = run_sweep_to_file(plan, path("s.h5"), false);
+  const SweepOutcome o = run_sweep_to_file(plan, path("s.h5"), false, kVersion);
   EXPECT_EQ(o.ran, 4u);
   EXPECT_EQ(o.reused, 0u);
   EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5"});  // the per-job directory is gone
@@ -78,7 +83,7 @@ TEST_F(SweepStoreTest, ResumeAfterAnInterruptionRunsOnlyTheMissingJobs) {
   const std::string out = path("s.h5");
   // Interrupted: the third job to finish throws (as an interrupt would stop the process there).
   {
-    const SweepStore store(plan, out);
+    const SweepStore store(plan, out, kVersion);
     std::filesystem::create_directories(store.points_dir());
     std::vector<std::optional<SweepRow>> rows(plan.jobs.size());
     int finished = 0;
@@ -93,13 +98,13 @@ TEST_F(SweepStoreTest, ResumeAfterAnInterruptionRunsOnlyTheMissingJobs) {
   }
   EXPECT_FALSE(std::filesystem::exists(out));
 
-  const SweepOutcome resumed = run_sweep_to_file(plan, out, true);
+  const SweepOutcome resumed = run_sweep_to_file(plan, out, true, kVersion);
   EXPECT_EQ(resumed.reused, 2u);
   EXPECT_EQ(resumed.ran, plan.jobs.size() - 2);
   EXPECT_TRUE(resumed.notes.empty());
 
   // The same numbers as an uninterrupted sweep.
-  const SweepOutcome fresh = run_sweep_to_file(plan, path("fresh.h5"), false);
+  const SweepOutcome fresh = run_sweep_to_file(plan, path("fresh.h5"), false, kVersion);
   EXPECT_EQ(fresh.ran, plan.jobs.size());
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
     expect_same_results(resumed.rows[j].metrics, fresh.rows[j].metrics);
@@ -107,12 +112,12 @@ TEST_F(SweepStoreTest, ResumeAfterAnInterruptionRunsOnlyTheMissingJobs) {
 
 TEST_F(SweepStoreTest, ResumeExtendsAFinishedSweepFromItsFile) {
   const std::string out = path("s.h5");
-  EXPECT_EQ(
-      run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward,backprop")), out, false)
-          .ran,
-      4u);
+  EXPECT_EQ(run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward,backprop")), out,
+                              false, kVersion)
+                .ran,
+            4u);
   const SweepPlan more = plan_sweep(small_sweep_config("model.depth=2,3,4", "forward,backprop"));
-  const SweepOutcome o = run_sweep_to_file(more, out, true);
+  const SweepOutcome o = run_sweep_to_file(more, out, true, kVersion);
   EXPECT_EQ(o.reused, 4u);
   EXPECT_EQ(o.ran, 2u);  // depth 4, both schedules
   H5::H5File in(out, H5F_ACC_RDONLY);
@@ -121,10 +126,10 @@ TEST_F(SweepStoreTest, ResumeExtendsAFinishedSweepFromItsFile) {
 
 TEST_F(SweepStoreTest, ResultsOfAnotherConfigurationAreNotReused) {
   const std::string out = path("s.h5");
-  run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "backprop")), out, false);
+  run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "backprop")), out, false, kVersion);
   sim::Config other = small_sweep_config("model.depth=2,3", "backprop");
   other.set("model.width", "8", "test");
-  const SweepOutcome o = run_sweep_to_file(plan_sweep(other), out, true);
+  const SweepOutcome o = run_sweep_to_file(plan_sweep(other), out, true, kVersion);
   EXPECT_EQ(o.reused, 0u);
   EXPECT_EQ(o.ran, 2u);
 }
@@ -132,18 +137,176 @@ TEST_F(SweepStoreTest, ResultsOfAnotherConfigurationAreNotReused) {
 TEST_F(SweepStoreTest, WithoutResumeEverythingRunsAndAnUnreadableFileIsRunAgain) {
   const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,3", "forward"));
   const std::string out = path("s.h5");
-  const SweepStore store(plan, out);
+  const SweepStore store(plan, out, kVersion);
   std::filesystem::create_directories(store.points_dir());
   store.save_point(0, run_sweep_job(plan, 0));
   std::ofstream(store.point_path(1)) << "not an HDF5 file";
 
-  const SweepOutcome o = run_sweep_to_file(plan, out, true);
+  const SweepOutcome o = run_sweep_to_file(plan, out, true, kVersion);
   EXPECT_EQ(o.reused, 1u);
   EXPECT_EQ(o.ran, 1u);
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_NE(o.notes[0].find("cannot reuse " + store.point_path(1)), std::string::npos) << o.notes[0];
 
-  EXPECT_EQ(run_sweep_to_file(plan, out, false).ran, 2u);
+  EXPECT_EQ(run_sweep_to_file(plan, out, false, kVersion).ran, 2u);
+}
+
+// The directory of point files may hold files the sweep did not write (a user's, another sweep's): only
+// this sweep's point files go, and the directory stays (with a note) as long as something else is in it.
+TEST_F(SweepStoreTest, OnlyItsOwnPointFilesAreRemoved) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,3", "forward,backprop"));
+  const std::string out = path("s.h5");
+  const SweepStore store(plan, out, kVersion);
+  std::filesystem::create_directories(store.points_dir());
+  std::ofstream(store.points_dir() + "/junk") << "not the sweep's";
+  std::ofstream(store.points_dir() + "/backprop-0000000000000000.h5") << "another sweep's point";
+
+  for (const bool resume : {false, true}) {
+    const SweepOutcome o = run_sweep_to_file(plan, out, resume, kVersion);
+    EXPECT_EQ(o.ran + o.reused, plan.jobs.size());
+    EXPECT_EQ(files_in(store.points_dir(), ""), 2u) << "resume " << resume;
+    EXPECT_TRUE(std::filesystem::exists(store.points_dir() + "/junk"));
+    EXPECT_TRUE(std::filesystem::exists(store.points_dir() + "/backprop-0000000000000000.h5"));
+    for (std::size_t job = 0; job < plan.jobs.size(); ++job)
+      EXPECT_FALSE(std::filesystem::exists(store.point_path(job))) << job;
+    ASSERT_FALSE(o.notes.empty());
+    EXPECT_NE(o.notes.back().find("kept " + store.points_dir() +
+                                  ": it holds 2 file(s) this sweep did not write "
+                                  "(backprop-0000000000000000.h5, junk)"),
+              std::string::npos)
+        << o.notes.back();
+  }
+  // Once the other files are gone, the empty directory goes too.
+  std::filesystem::remove(store.points_dir() + "/junk");
+  std::filesystem::remove(store.points_dir() + "/backprop-0000000000000000.h5");
+  const SweepOutcome o = run_sweep_to_file(plan, out, false, kVersion);
+  EXPECT_TRUE(o.notes.empty());
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5"});
+}
+
+// A resumed sweep's reused point files are its own: they go once their rows are in <out>.
+TEST_F(SweepStoreTest, ReusedPointFilesAreRemovedWithTheDirectory) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,3", "forward"));
+  const std::string out = path("s.h5");
+  const SweepStore store(plan, out, kVersion);
+  std::filesystem::create_directories(store.points_dir());
+  store.save_point(1, run_sweep_job(plan, 1));
+  const SweepOutcome o = run_sweep_to_file(plan, out, true, kVersion);
+  EXPECT_EQ(o.reused, 1u);
+  EXPECT_TRUE(o.notes.empty());
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5"});
+}
+
+// A sweep file says which program wrote it, with which prices, on which grid (as a results file does).
+TEST_F(SweepStoreTest, RecordsTheVersionThePricesAndEachRowsGrid) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,8", "forward"));
+  const std::string out = path("s.h5");
+  run_sweep_to_file(plan, out, false, kVersion);
+  H5::H5File in(out, H5F_ACC_RDONLY);
+  const H5::Group sweep = in.openGroup("/sweep");
+  EXPECT_EQ(testing::read_string_attribute(sweep, "spatialsim_version"), kVersion);
+  const sim::EnergyPrices& prices = plan.points[0].setup.prices;
+  EXPECT_EQ(testing::read_string_attribute(sweep, "energy_preset"), prices.preset);
+  EXPECT_EQ(testing::read_attribute<double>(sweep, "energy_hop_pj", H5::PredType::NATIVE_DOUBLE),
+            prices.hop_pj);
+  EXPECT_EQ(testing::read_attribute<double>(sweep, "energy_sram_pj", H5::PredType::NATIVE_DOUBLE),
+            prices.sram_pj);
+  EXPECT_EQ(testing::read_attribute<double>(sweep, "energy_flop_pj", H5::PredType::NATIVE_DOUBLE),
+            prices.flop_pj);
+
+  // mapping.grid = auto: the grid follows the placement, so it differs between the points.
+  const H5::Group points = in.openGroup("/sweep/points");
+  const auto width = read_all<std::uint64_t>(points.openDataSet("grid_width"), H5::PredType::NATIVE_UINT64);
+  const auto height = read_all<std::uint64_t>(points.openDataSet("grid_height"), H5::PredType::NATIVE_UINT64);
+  ASSERT_EQ(width.size(), 2u);
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_EQ(width[j], plan.points[j].setup.grid_width);
+    EXPECT_EQ(height[j], plan.points[j].setup.grid_height);
+  }
+  EXPECT_NE(width[0] * height[0], width[1] * height[1]);
+  EXPECT_EQ(testing::read_string_attribute(points.openDataSet("grid_width"), "unit"), "tiles");
+  EXPECT_EQ(read_all<double>(points.openDataSet("price_hop_pj"), H5::PredType::NATIVE_DOUBLE),
+            (std::vector<double>{prices.hop_pj, prices.hop_pj}));
+}
+
+// Varied prices have no single value for /sweep: the attributes are left out, each row has its own.
+TEST_F(SweepStoreTest, VariedPricesAreInTheRowsOnly) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("energy.preset=dally2022,dally2023", "forward"));
+  const std::string out = path("s.h5");
+  run_sweep_to_file(plan, out, false, kVersion);
+  H5::H5File in(out, H5F_ACC_RDONLY);
+  const H5::Group sweep = in.openGroup("/sweep");
+  EXPECT_TRUE(sweep.attrExists("spatialsim_version"));
+  for (const char* name : {"energy_preset", "energy_hop_pj", "energy_sram_pj", "energy_flop_pj"})
+    EXPECT_FALSE(sweep.attrExists(name)) << name;
+  const H5::Group points = in.openGroup("/sweep/points");
+  EXPECT_EQ(read_fixed_strings(points.openDataSet("energy_preset")),
+            (std::vector<std::string>{"dally2022", "dally2023"}));
+  const auto hop = read_all<double>(points.openDataSet("price_hop_pj"), H5::PredType::NATIVE_DOUBLE);
+  EXPECT_EQ(hop,
+            (std::vector<double>{plan.points[0].setup.prices.hop_pj, plan.points[1].setup.prices.hop_pj}));
+  EXPECT_NE(hop[0], hop[1]);
+}
+
+// A point file records the sweep it belongs to (root attribute sweep_point_of) and the same /sweep
+// attributes and table layout as <out>, with its one row.
+TEST_F(SweepStoreTest, PointFileNamesItsSweep) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2,3", "forward"));
+  const SweepStore store(plan, path("s.h5"), kVersion);
+  std::filesystem::create_directories(store.points_dir());
+  store.save_point(1, run_sweep_job(plan, 1));
+  H5::H5File in(store.point_path(1), H5F_ACC_RDONLY);
+  EXPECT_EQ(testing::read_string_attribute(in.openGroup("/"), "sweep_point_of"), path("s.h5"));
+  EXPECT_EQ(testing::read_string_attribute(in.openGroup("/sweep"), "spatialsim_version"), kVersion);
+  EXPECT_EQ(read_fixed_strings(in.openDataSet("/sweep/points/model.depth")), std::vector<std::string>{"3"});
+}
+
+// --sweep.resume reuses the rows of an existing <out>: one that is not a sweep file is refused before
+// anything runs (it would be replaced), naming the option and the fix; without resume it is only replaced.
+TEST_F(SweepStoreTest, ResumeRefusesAnOutThatIsNotASweepFile) {
+  const std::string out = path("res.h5");
+  {
+    Hdf5File run_file(out);
+    run_file.write_scalar("/runs/forward/byte_hops", std::uint64_t{1}, "byte-hops");
+    run_file.commit();
+  }
+  std::ofstream(path("text.h5")) << "not HDF5";
+  for (const auto& [file, why] : {std::pair<std::string, std::string>{out, "no /sweep/points table"},
+                                  {path("text.h5"), "not an HDF5 file"}}) {
+    try {
+      check_sweep_writable(file, true);
+      ADD_FAILURE() << file << " was accepted";
+    } catch (const OutputError& e) {
+      EXPECT_EQ(e.problem(), "is not a sweep file (" + why +
+                                 "), so --sweep.resume has no rows to reuse in it; give the sweep's own file "
+                                 "as --out, or leave out --sweep.resume to replace " +
+                                 file);
+      EXPECT_EQ(std::string(e.what()), "out = \"" + file + "\": " + e.problem());
+    }
+    EXPECT_NO_THROW(check_sweep_writable(file, false));
+  }
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2", "forward"));
+  run_sweep_to_file(plan, path("s.h5"), false, kVersion);
+  EXPECT_NO_THROW(check_sweep_writable(path("s.h5"), true));    // a finished sweep: its rows are reused
+  EXPECT_NO_THROW(check_sweep_writable(path("new.h5"), true));  // nothing to reuse yet: fine
+}
+
+// A stored file written with other metrics is not reused; the note says why in words, not HDF5's.
+TEST_F(SweepStoreTest, NoteNamesTheMissingColumn) {
+  const SweepPlan plan = plan_sweep(small_sweep_config("model.depth=2", "forward"));
+  const std::string out = path("s.h5");
+  {
+    Hdf5File old_file(out);
+    TableWriter t = old_file.create_table("/sweep/points", {{"config_hash", ColumnType::uint64, "1"}});
+    t.append({plan.jobs[0].config_hash});
+    old_file.commit();
+  }
+  const SweepOutcome o = run_sweep_to_file(plan, out, true, kVersion);
+  EXPECT_EQ(o.reused, 0u);
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_EQ(o.notes[0], "cannot reuse the rows of " + out + " (it has no column " +
+                            sweep_metric_schema().front().name +
+                            " (other metrics)); running their jobs again");
 }
 
 }  // namespace

@@ -139,7 +139,49 @@ TEST_F(SweepCommandTest, ResumeOfAFinishedSweepRunsNothing) {
   const SweepRun r =
       sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5 --sweep.resume");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "spatialsim: resumed 2 of 2 points\n");
+  EXPECT_EQ(r.err, "spatialsim: resumed 2 of 2 jobs (2 points x 1 schedule)\n");
+  const SweepRun more = sweep(
+      "--sim.arith=none --schedule=forward,backprop --vary model.depth=2,3,4 --out s.h5 --sweep.resume");
+  EXPECT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_EQ(more.err, "spatialsim: resumed 2 of 6 jobs (3 points x 2 schedules)\n");
+}
+
+// The reproduction: a file the sweep did not write, in the directory where it keeps its points,
+// survives the sweep, and so does the directory; stderr says so.
+TEST_F(SweepCommandTest, AFileItDidNotWriteSurvivesTheSweep) {
+  std::filesystem::create_directory(path("sw2.h5.points"));
+  std::ofstream(path("sw2.h5.points/junk")) << "mine";
+  const SweepRun r = sweep("--vary model.depth=2,4 --sim.arith=none --out=sw2.h5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("sw2.h5")));
+  EXPECT_EQ(dir_entries().size(), 2u);  // sw2.h5 and sw2.h5.points
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(path("sw2.h5.points")))
+    left.push_back(e.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"junk"});
+  EXPECT_NE(r.err.find("spatialsim: note: kept sw2.h5.points: it holds 1 file(s) this sweep did not write "
+                       "(junk)\n"),
+            std::string::npos)
+      << r.err;
+}
+
+// --sweep.resume on a file that is not a sweep's (a run's results): refused up front, one line naming the
+// option and the fix, and the file is left as it was.
+TEST_F(SweepCommandTest, ResumeOnARunFileIsRefusedWithOneLine) {
+  {
+    H5::H5File run_file(path("res.h5"), H5F_ACC_TRUNC);
+    run_file.createGroup("/runs");
+  }
+  const auto size = std::filesystem::file_size(path("res.h5"));
+  const SweepRun r = sweep("--sim.arith=none --vary model.depth=2,3 --out res.h5 --sweep.resume");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "spatialsim: error: out = \"res.h5\" (from command line): is not a sweep file (no /sweep/points "
+            "table), so --sweep.resume has no rows to reuse in it; give the sweep's own file as --out, or "
+            "leave out --sweep.resume to replace res.h5\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"res.h5"});
+  EXPECT_EQ(std::filesystem::file_size(path("res.h5")), size);
 }
 
 }  // namespace
