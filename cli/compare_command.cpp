@@ -162,7 +162,11 @@ class CompareCommand final : public Command {
 
     try {
       analysis::Hdf5File file(out);
-      analysis::write_results(file, config, setup, results, kProgramVersion);
+      // config.schedule as run: compare does not read `schedule`, so the root attribute names the
+      // schedules it took from the registry (the same list as /runs/schedules), not the default's.
+      sim::Config recorded = config;
+      recorded.set("schedule", joined(schedules), "compare (every applicable schedule)");
+      analysis::write_results(file, recorded, setup, results, kProgramVersion);
       analysis::write_compare(file, scaling, verdicts, baseline);
       file.commit();
     } catch (const analysis::OutputError& e) {

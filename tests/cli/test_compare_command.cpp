@@ -45,6 +45,15 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
   EXPECT_TRUE(in.nameExists("/compare/backprop/inflight_byte_cycles_per_token"));
   EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare/backprop"), "outcome"), "fails");
   EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/compare"), "baseline"), "backprop");
+  // compare does not read `schedule`: the root's config.schedule names the schedules it ran, as
+  // /runs/schedules and /compare/schedules do, not the default forward,backprop.
+  std::string ran;
+  for (const auto& s : analysis::testing::read_variable_strings(in.openDataSet("/runs/schedules")))
+    ran += (ran.empty() ? "" : ",") + s;
+  EXPECT_NE(ran.find(",checkpoint,"), std::string::npos) << ran;  // more than the default's two
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"), ran);
+  EXPECT_EQ(analysis::testing::read_variable_strings(in.openDataSet("/compare/schedules")),
+            analysis::testing::read_variable_strings(in.openDataSet("/runs/schedules")));
 }
 
 // machine.on_overflow as for run: error exits 3, report warns; the file is written and records them.
