@@ -31,6 +31,18 @@ void StorageLedger::record_overflow(TileId tile, StorageCategory category, Cycle
   }
 }
 
+void StorageLedger::close_cycle() {
+  for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
+    m_peak_total[c] = std::max(m_peak_total[c], m_total[c]);
+  for (TileId tile : m_stored_this_cycle) {
+    TileState& t = m_tiles[tile];
+    for (std::size_t c = 0; c < kStorageCategoryCount; ++c) t.peak[c] = std::max(t.peak[c], t.held[c]);
+    if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, t.last_added, m_cycle);
+    t.stored_this_cycle = false;
+  }
+  m_stored_this_cycle.clear();
+}
+
 std::uint64_t StorageLedger::peak_tile(StorageCategory category) const {
   std::uint64_t peak = 0;
   for (const TileState& t : m_tiles) peak = std::max(peak, t.peak[index(category)]);
@@ -38,7 +50,8 @@ std::uint64_t StorageLedger::peak_tile(StorageCategory category) const {
 }
 
 void StorageLedger::finish(Cycle end) {
-  check_time(end);
+  advance_to(end);
+  close_cycle();
   for (std::size_t c = 0; c < kStorageCategoryCount; ++c) m_weighted[c] += m_total[c] * end;
   m_finished = true;
 }

@@ -10,6 +10,13 @@
 // Contract: changes arrive in non-decreasing time order (the engine's clock). Releasing more than is held
 // is a program error and throws. Exceeding the optional per-tile capacity never stops the ledger: it is
 // recorded per tile (largest excess and the category whose write caused it) for the caller to report.
+//
+// What "held at a cycle" means: what is held once every change of that cycle is made. The changes of one
+// cycle happen at the same time, and the order in which a program makes them is not a property of the
+// machine, so peaks and overflows are taken when a cycle closes (at the first change of a later cycle, or
+// at finish()), never between two changes of the same cycle. This is the integral's convention too: bytes
+// stored and released in the same cycle are held for 0 cycles and never count. Peaks and overflows are
+// final after finish().
 
 #include <array>
 #include <cstdint>
@@ -32,18 +39,21 @@ class StorageLedger {
 
   // On the event path (several times per event): inline, with the rare cases out of line.
   void add(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
-    check_time(now);
+    advance_to(now);
     const std::size_t c = index(category);
     TileState& t = m_tiles[tile];
     t.held[c] += bytes;
     m_total[c] += bytes;
     m_weighted[c] -= bytes * now;
-    if (t.held[c] > t.peak[c]) t.peak[c] = t.held[c];
-    if (m_total[c] > m_peak_total[c]) m_peak_total[c] = m_total[c];
-    if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, category, now);
+    // Only a store can raise a peak: the tiles stored to in this cycle are looked at when it closes.
+    t.last_added = category;
+    if (!t.stored_this_cycle) {
+      t.stored_this_cycle = true;
+      m_stored_this_cycle.push_back(tile);
+    }
   }
   void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
-    check_time(now);
+    advance_to(now);
     const std::size_t c = index(category);
     TileState& t = m_tiles[tile];
     if (t.held[c] < bytes) throw_over_release(tile, category, bytes);
@@ -51,7 +61,8 @@ class StorageLedger {
     m_total[c] -= bytes;
     m_weighted[c] += bytes * now;
   }
-  // Closes the time integrals at `end` (the makespan). Further changes are a program error.
+  // Closes the time integrals and the last cycle at `end` (the makespan). Further changes are a program
+  // error.
   void finish(Cycle end);
 
   std::uint64_t bytes(TileId tile, StorageCategory category) const {
@@ -74,6 +85,8 @@ class StorageLedger {
     std::array<std::uint64_t, kStorageCategoryCount> held{};
     std::array<std::uint64_t, kStorageCategoryCount> peak{};
     std::int64_t overflow_index = -1;
+    bool stored_this_cycle = false;
+    StorageCategory last_added = StorageCategory::stash;  // the write an overflow is put down to
     // Everything this tile holds (summed when a capacity is checked, not kept on the event path).
     std::uint64_t all() const {
       std::uint64_t sum = 0;
@@ -81,10 +94,16 @@ class StorageLedger {
       return sum;
     }
   };
-  void check_time(Cycle now) {
-    if (now < m_last_change || m_finished) throw_bad_time();
-    m_last_change = now;
+  // A change at `now`: closes the open cycle first if `now` is later.
+  void advance_to(Cycle now) {
+    if (now == m_cycle && !m_finished) return;  // most changes share their cycle with the one before
+    if (now < m_cycle || m_finished) throw_bad_time();
+    close_cycle();
+    m_cycle = now;
   }
+  // Folds what is held at the end of the open cycle into the peaks, and checks the capacity of the tiles
+  // stored to in it.
+  void close_cycle();
   [[noreturn]] void throw_bad_time() const;
   [[noreturn]] void throw_over_release(TileId tile, StorageCategory category, std::uint64_t bytes) const;
   void record_overflow(TileId tile, StorageCategory category, Cycle now);
@@ -98,7 +117,8 @@ class StorageLedger {
   std::array<std::uint64_t, kStorageCategoryCount> m_weighted{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
   std::vector<StorageOverflow> m_overflows;
-  Cycle m_last_change = 0;
+  std::vector<TileId> m_stored_this_cycle;
+  Cycle m_cycle = 0;  // the open cycle: of the last change
   bool m_finished = false;
 };
 

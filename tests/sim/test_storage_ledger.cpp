@@ -27,12 +27,49 @@ TEST(StorageLedger, ReleasingMoreThanHeldIsAProgramError) {
   EXPECT_THROW(ledger.release(0, StorageCategory::stash, 11, 1), std::logic_error);
 }
 
+// What a cycle holds is what is held once all of its changes are made: the order in which a program makes
+// them within the cycle changes nothing, and bytes stored and released in one cycle never count.
+TEST(StorageLedger, PeaksAreWhatACycleHoldsAfterAllItsChangesInAnyOrder) {
+  for (const bool store_first : {true, false}) {
+    StorageLedger ledger(2);
+    ledger.add(0, StorageCategory::stash, 30, 1);
+    if (store_first) {
+      ledger.add(0, StorageCategory::stash, 40, 5);
+      ledger.release(0, StorageCategory::stash, 30, 5);
+    } else {
+      ledger.release(0, StorageCategory::stash, 30, 5);
+      ledger.add(0, StorageCategory::stash, 40, 5);
+    }
+    ledger.add(1, StorageCategory::stash, 500, 7);  // held for no cycle at all
+    ledger.release(1, StorageCategory::stash, 500, 7);
+    ledger.finish(9);
+    EXPECT_EQ(ledger.peak_total(StorageCategory::stash), 40u) << store_first;
+    EXPECT_EQ(ledger.peak_of_tile(0, StorageCategory::stash), 40u) << store_first;
+    EXPECT_EQ(ledger.peak_of_tile(1, StorageCategory::stash), 0u) << store_first;
+    EXPECT_EQ(ledger.byte_cycles(StorageCategory::stash), 30u * 4 + 40u * 4) << store_first;
+  }
+}
+
+// The last cycle's state counts too: finish() closes it.
+TEST(StorageLedger, FinishClosesTheLastCycle) {
+  StorageLedger ledger(1);
+  ledger.add(0, StorageCategory::stash, 10, 0);
+  ledger.add(0, StorageCategory::stash, 15, 6);
+  ledger.finish(6);
+  EXPECT_EQ(ledger.peak_total(StorageCategory::stash), 25u);
+  EXPECT_EQ(ledger.byte_cycles(StorageCategory::stash), 60u);
+  EXPECT_THROW(ledger.add(0, StorageCategory::stash, 1, 6), std::logic_error);
+}
+
 TEST(StorageLedger, RecordsOverflowPerTileWithItsLargestExcess) {
   StorageLedger ledger(2, 100);
   ledger.add(1, StorageCategory::weights, 80, 0);
-  ledger.add(1, StorageCategory::stash, 30, 3);   // 10 over
-  ledger.add(1, StorageCategory::stash, 25, 4);   // 35 over
-  ledger.add(0, StorageCategory::stash, 100, 5);  // exactly full: no overflow
+  ledger.add(1, StorageCategory::stash, 30, 3);      // 10 over
+  ledger.add(1, StorageCategory::stash, 25, 4);      // 35 over
+  ledger.add(0, StorageCategory::stash, 100, 5);     // exactly full: no overflow
+  ledger.add(0, StorageCategory::transit, 50, 6);    // over within cycle 6 only:
+  ledger.release(0, StorageCategory::stash, 60, 6);  // the cycle ends under the capacity
+  ledger.finish(8);
   ASSERT_EQ(ledger.overflows().size(), 1u);
   EXPECT_EQ(ledger.overflows()[0].tile, 1u);
   EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::stash);
