@@ -300,12 +300,13 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
   TileSlice& t = m_tiles[local(m_spec.layout.output_row(), j)];
   const bool nonlinear = has_nonlinearity();
   if (m_spec.has_bias) engine.access_sram(t.id, std::uint64_t{m_cols[j].size} * m_spec.bytes.weight, phase);
-  // The activation derivative needs Z in the backward pass: it stays on the output tile.
+  // The activation derivative needs Z in the backward pass: it stays on the output tile, from the cycle the
+  // column's sum is complete.
   StashState* st = nullptr;
   if (nonlinear && prepares_backward(pass.stash)) {
     st = &m_stashes.at(wf);
     const std::uint64_t zb = y_bytes(wf, local(m_spec.layout.output_row(), j));
-    engine.store(t.id, StorageCategory::stash, zb, m_spec.layer);
+    engine.store_at(t.id, StorageCategory::stash, zb, m_spec.layer, ready);
     engine.access_sram(t.id, zb, phase);
     ++st->live;
   }
@@ -345,7 +346,7 @@ void WeightStationaryBlock<T>::start_backward(sim::Engine& engine, std::uint32_t
     if (st == nullptr) throw std::logic_error("block: backward pass without its stashed Z");
     const std::uint64_t zb = y_bytes(wf, k);
     engine.access_sram(t.id, zb, Phase::backward);
-    engine.release(t.id, StorageCategory::stash, zb, m_spec.layer);
+    engine.release_at(t.id, StorageCategory::stash, zb, m_spec.layer, ready);  // read by dZ = dY act'(Z)
     if (m_spec.with_values) {
       dz = through_activation(dz->matrix, st->z[col]->matrix);
       st->z[col].reset();
@@ -451,12 +452,13 @@ void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, Backward
   const std::uint64_t xb = x_bytes(wf, k);
   // dW slice: read and write the accumulator; the inputs are read from the stash (or the transit buffer).
   engine.access_sram(t.id, 2 * f.weight_count * m_spec.bytes.weight + xb, Phase::backward);
-  engine.compute(t.id, 2 * n * f.weight_count, Phase::backward, bs.ready);
+  // X is read until the product is done.
+  const Cycle done = engine.compute(t.id, 2 * n * f.weight_count, Phase::backward, bs.ready);
   if (m_spec.with_values) sim::multiply_add_at_b(bs.x->matrix, bs.dz->matrix, t.grad);
   if (bs.x_in_transit) {
-    engine.release(t.id, StorageCategory::transit, xb, m_spec.layer);
+    engine.release_at(t.id, StorageCategory::transit, xb, m_spec.layer, done);
   } else if (bs.x_from_stash) {
-    engine.release(t.id, StorageCategory::stash, xb, m_spec.layer);
+    engine.release_at(t.id, StorageCategory::stash, xb, m_spec.layer, done);
     StashState& st = held_stash(wf);
     if (m_spec.with_values) st.x[k].reset();
     --st.live;

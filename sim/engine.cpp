@@ -62,8 +62,29 @@ void Engine::notify_send(const Message& message, Cycle depart, Cycle arrive, std
   for (EngineObserver* o : m_observers) o->on_send(message, depart, arrive, hops);
 }
 
-void Engine::notify_storage(TileId tile, StorageCategory category, std::int64_t delta, std::uint32_t group) {
-  for (EngineObserver* o : m_observers) o->on_storage(tile, category, delta, group, m_now);
+void Engine::notify_storage(TileId tile, StorageCategory category, std::int64_t delta, std::uint32_t group,
+                            Cycle at) {
+  for (EngineObserver* o : m_observers) o->on_storage(tile, category, delta, group, at);
+}
+
+void Engine::defer(TileId tile, StorageCategory category, std::int64_t delta, std::uint32_t group, Cycle at) {
+  if (at < m_now) throw_in_the_past("storage change");
+  m_deferred.push_back({at, m_deferred_sequence++, tile, category, delta, group});
+  std::push_heap(m_deferred.begin(), m_deferred.end());
+}
+
+void Engine::apply_deferred(Cycle until) {
+  while (!m_deferred.empty() && m_deferred.front().at <= until) {
+    std::pop_heap(m_deferred.begin(), m_deferred.end());
+    const DeferredChange c = m_deferred.back();
+    m_deferred.pop_back();
+    const auto bytes = static_cast<std::uint64_t>(c.delta_bytes < 0 ? -c.delta_bytes : c.delta_bytes);
+    if (c.delta_bytes >= 0)
+      m_ledger.add(c.tile, c.category, bytes, c.at);
+    else
+      m_ledger.release(c.tile, c.category, bytes, c.at);
+    if (!m_observers.empty()) notify_storage(c.tile, c.category, c.delta_bytes, c.group, c.at);
+  }
 }
 
 void Engine::run() {
@@ -80,6 +101,9 @@ void Engine::run() {
 }
 
 void Engine::finish() {
+  // Every deferred change is due by the makespan: it comes from a computation, which ends by then.
+  apply_deferred(m_counters.makespan_cycles);
+  if (!m_deferred.empty()) throw std::logic_error("engine: a storage change after the makespan");
   m_ledger.finish(m_counters.makespan_cycles);
   m_counters.inflight_byte_cycles = m_ledger.byte_cycles(StorageCategory::stash);
   m_counters.peak_stash_bytes = m_ledger.peak_total(StorageCategory::stash);

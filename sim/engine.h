@@ -93,12 +93,25 @@ class Engine {
   }
   // Storage: written or released at now(). `group` labels the change for observers (the program's own label).
   void store(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
+    if (!m_deferred.empty()) apply_deferred(m_now);
     m_ledger.add(tile, category, bytes, m_now);
-    if (!m_observers.empty()) notify_storage(tile, category, static_cast<std::int64_t>(bytes), group);
+    if (!m_observers.empty()) notify_storage(tile, category, static_cast<std::int64_t>(bytes), group, m_now);
   }
   void release(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group = 0) {
+    if (!m_deferred.empty()) apply_deferred(m_now);
     m_ledger.release(tile, category, bytes, m_now);
-    if (!m_observers.empty()) notify_storage(tile, category, -static_cast<std::int64_t>(bytes), group);
+    if (!m_observers.empty()) notify_storage(tile, category, -static_cast<std::int64_t>(bytes), group, m_now);
+  }
+  // Storage written or released at `at` (>= now) by work that ends then: a computation's result exists from
+  // the cycle it finishes, and the inputs it reads are held until then (machine.flops_per_cycle > 0; at
+  // now, these are store and release). Applied in time order with every other change.
+  void store_at(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group, Cycle at) {
+    if (at == m_now) return store(tile, category, bytes, group);
+    defer(tile, category, static_cast<std::int64_t>(bytes), group, at);
+  }
+  void release_at(TileId tile, StorageCategory category, std::uint64_t bytes, std::uint32_t group, Cycle at) {
+    if (at == m_now) return release(tile, category, bytes, group);
+    defer(tile, category, -static_cast<std::int64_t>(bytes), group, at);
   }
   // A value computed without a message (from local inputs) still counts toward depth.
   void note_depth(std::uint32_t stamp) {
@@ -106,7 +119,8 @@ class Engine {
   }
 
   void run();
-  // Closes the storage integrals at the makespan and copies the ledger's figures into the counters.
+  // Applies the storage changes still deferred, closes the storage integrals at the makespan and copies the
+  // ledger's figures into the counters.
   void finish();
 
   Cycle now() const { return m_now; }
@@ -154,7 +168,20 @@ class Engine {
   // alive across virtual calls.
   [[gnu::noinline]] void notify_send(const Message& message, Cycle depart, Cycle arrive, std::uint32_t hops);
   [[gnu::noinline]] void notify_storage(TileId tile, StorageCategory category, std::int64_t delta,
-                                        std::uint32_t group);
+                                        std::uint32_t group, Cycle at);
+  // A storage change for a later cycle (store_at, release_at), and applying those due by `until`.
+  struct DeferredChange {
+    Cycle at;
+    std::uint64_t sequence;  // the order they were asked in, among changes of one cycle
+    TileId tile;
+    StorageCategory category;
+    std::int64_t delta_bytes;
+    std::uint32_t group;
+    // std::push_heap keeps a max-heap: "less" means "later".
+    bool operator<(const DeferredChange& o) const { return at != o.at ? at > o.at : sequence > o.sequence; }
+  };
+  void defer(TileId tile, StorageCategory category, std::int64_t delta, std::uint32_t group, Cycle at);
+  [[gnu::noinline]] void apply_deferred(Cycle until);
   // Finite compute rate: the tile works on one thing at a time; returns the cycle it finishes.
   Cycle occupy(TileId tile, std::uint64_t flops, Cycle ready);
 
@@ -168,9 +195,11 @@ class Engine {
   StorageLedger m_ledger;
   Counters m_counters;
   TileCounters m_tile_counters;
-  std::vector<Cycle> m_link_free_at;  // per directed link, when finite bandwidth is modelled
-  std::vector<Cycle> m_tile_free_at;  // per tile compute unit
-  Cycle m_last_compute_end = 0;       // work finishing after the last delivery still counts toward makespan
+  std::vector<Cycle> m_link_free_at;       // per directed link, when finite bandwidth is modelled
+  std::vector<Cycle> m_tile_free_at;       // per tile compute unit
+  std::vector<DeferredChange> m_deferred;  // a heap, earliest on top
+  std::uint64_t m_deferred_sequence = 0;
+  Cycle m_last_compute_end = 0;  // work finishing after the last delivery still counts toward makespan
   Cycle m_now = 0;
 };
 

@@ -159,7 +159,8 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
     m_loss->on_output(engine, wf, col, std::move(y), depth, ready);
     return;
   }
-  if (layer + 1 == m_trunk) y = split_off_tangents(engine, wf, col, y);  // the head gets the primal only
+  if (layer + 1 == m_trunk)
+    y = split_off_tangents(engine, wf, col, y, ready);  // the head gets the primal only
   const Range J = m_blocks[layer]->col_ranges()[col];
   for (std::uint32_t id : m_plans[layer].by_col[col]) {
     const mappings::Transfer& tr = m_plans[layer].transfers[id];

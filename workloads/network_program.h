@@ -153,9 +153,10 @@ class NetworkProgram final : public sim::MessageHandler,
   // Counts the tangent streams riding with the redistributed piece `primal`: a companion message on its
   // route, K times its bytes, with no values.
   void send_tangent_shadow(sim::Engine& engine, const sim::Message& primal, sim::Cycle ready);
-  // split-fg: keeps the split layer's output tangents on its output tile and returns the primal rows.
+  // split-fg: keeps the split layer's output tangents on its output tile (from `ready`, when the column is
+  // complete) and returns the primal rows.
   mappings::ValuesPtr<T> split_off_tangents(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
-                                            const mappings::ValuesPtr<T>& y);
+                                            const mappings::ValuesPtr<T>& y, sim::Cycle ready);
   // split-fg: u = dL/dh reached the split tile: its shares of d_k = <u, dh_k>.
   void take_split_gradient(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
                            const mappings::ValuesPtr<T>& u, std::uint32_t depth, sim::Cycle ready);

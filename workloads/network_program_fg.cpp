@@ -57,13 +57,13 @@ void NetworkProgram<T>::send_tangent_shadow(sim::Engine& engine, const sim::Mess
 
 template <typename T>
 ValuesPtr<T> NetworkProgram<T>::split_off_tangents(sim::Engine& engine, std::uint32_t wf, std::uint32_t col,
-                                                   const ValuesPtr<T>& y) {
+                                                   const ValuesPtr<T>& y, Cycle ready) {
   auto& block = *m_blocks[m_trunk - 1];
   const std::uint32_t width = block.col_ranges()[col].size;
   const std::uint64_t bytes = activation_bytes(wf, width) * m_fg->tangents;
   // dh_k waits here for u = dL/dh: split-fg's stash at the split (MODEL.md section 7), labelled with the
   // trunk's last layer, which stashes nothing else.
-  engine.store(block.output_tile(col), StorageCategory::stash, bytes, m_trunk - 1);
+  engine.store_at(block.output_tile(col), StorageCategory::stash, bytes, m_trunk - 1, ready);
   engine.access_sram(block.output_tile(col), bytes, Phase::forward);
   if (!y) return y;
   const std::uint32_t n = tokens(wf);
@@ -84,9 +84,9 @@ void NetworkProgram<T>::take_split_gradient(sim::Engine& engine, std::uint32_t w
   const std::uint32_t width = block.col_ranges()[col].size;
   const std::uint64_t bytes = activation_bytes(wf, width) * m_fg->tangents;
   engine.access_sram(here, bytes, Phase::backward);
-  engine.release(here, StorageCategory::stash, bytes, m_trunk - 1);
   const Cycle done =
       engine.compute(here, 2 * std::uint64_t{m_fg->tangents} * tokens(wf) * width, Phase::backward, ready);
+  engine.release_at(here, StorageCategory::stash, bytes, m_trunk - 1, done);  // read by the d_k shares
   std::vector<double> shares;
   ValuesPtr<T>& stashed = m_split_tangents[std::size_t{wf} * block.spec().layout.cols + col];
   if (u) {
@@ -159,7 +159,8 @@ template void NetworkProgram<float>::setup_forward_gradient();
 template void NetworkProgram<float>::begin_forward_gradient_step();
 template void NetworkProgram<float>::send_tangent_shadow(sim::Engine&, const sim::Message&, Cycle);
 template ValuesPtr<float> NetworkProgram<float>::split_off_tangents(sim::Engine&, std::uint32_t,
-                                                                    std::uint32_t, const ValuesPtr<float>&);
+                                                                    std::uint32_t, const ValuesPtr<float>&,
+                                                                    Cycle);
 template void NetworkProgram<float>::take_split_gradient(sim::Engine&, std::uint32_t, std::uint32_t,
                                                          const ValuesPtr<float>&, std::uint32_t, Cycle);
 template void NetworkProgram<float>::on_tangent_partials(sim::Engine&, std::uint32_t, std::uint32_t,
@@ -173,8 +174,8 @@ template void NetworkProgram<double>::setup_forward_gradient();
 template void NetworkProgram<double>::begin_forward_gradient_step();
 template void NetworkProgram<double>::send_tangent_shadow(sim::Engine&, const sim::Message&, Cycle);
 template ValuesPtr<double> NetworkProgram<double>::split_off_tangents(sim::Engine&, std::uint32_t,
-                                                                      std::uint32_t,
-                                                                      const ValuesPtr<double>&);
+                                                                      std::uint32_t, const ValuesPtr<double>&,
+                                                                      Cycle);
 template void NetworkProgram<double>::take_split_gradient(sim::Engine&, std::uint32_t, std::uint32_t,
                                                           const ValuesPtr<double>&, std::uint32_t, Cycle);
 template void NetworkProgram<double>::on_tangent_partials(sim::Engine&, std::uint32_t, std::uint32_t,

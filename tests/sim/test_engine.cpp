@@ -161,5 +161,44 @@ TEST(Engine, MakespanIncludesComputationAfterTheLastDelivery) {
   EXPECT_EQ(engine.counters().makespan_cycles, 11u);
 }
 
+// store_at / release_at: a change for a later cycle (the end of a computation) is made in time order with
+// every other change, and observers see it at its own cycle.
+TEST(Engine, StorageChangesForLaterCyclesAreMadeInTimeOrder) {
+  struct Changes : EngineObserver {
+    std::vector<std::pair<Cycle, std::int64_t>> seen;
+    void on_storage(TileId, StorageCategory, std::int64_t delta, std::uint32_t, Cycle now) override {
+      seen.emplace_back(now, delta);
+    }
+  } changes;
+  struct Worker : MessageHandler {
+    void on_message(Engine& engine, const Message& m) override {
+      if (m.port == 1) {  // at 1: X in now, read by work that ends at 9; its result exists from 5
+        engine.store(0, StorageCategory::stash, 100);
+        engine.release_at(0, StorageCategory::stash, 100, 0, 9);
+        engine.store_at(0, StorageCategory::stash, 30, 0, 5);
+        engine.release_at(0, StorageCategory::stash, 30, 0, 6);
+      } else {  // at 7: between the two
+        engine.store(1, StorageCategory::stash, 1);
+        EXPECT_THROW(engine.store_at(1, StorageCategory::stash, 1, 0, 6), std::logic_error);  // the past
+      }
+    }
+  } worker;
+  Grid grid(2, 1, Topology::mesh);
+  Engine engine(grid, MachineTiming{.flops_per_cycle = 1});
+  engine.set_handler(&worker);
+  engine.add_observer(&changes);
+  engine.send({.src = 1, .dst = 0, .bytes = 1, .port = 1}, 0);
+  engine.send({.src = 0, .dst = 1, .bytes = 1, .port = 2}, 6);
+  engine.compute(0, 9, Phase::forward, 0);  // the work that ends at 9 is what sets the makespan
+  engine.run();
+  engine.finish();
+  EXPECT_EQ(changes.seen,
+            (std::vector<std::pair<Cycle, std::int64_t>>{{1, 100}, {5, 30}, {6, -30}, {7, 1}, {9, -100}}));
+  // 100 over [1, 9), 30 over [5, 6), 1 over [7, 9).
+  EXPECT_EQ(engine.counters().inflight_byte_cycles, 100u * 8 + 30u * 1 + 1u * 2);
+  EXPECT_EQ(engine.counters().peak_stash_bytes, 130u);
+  EXPECT_EQ(engine.counters().makespan_cycles, 9u);
+}
+
 }  // namespace
 }  // namespace spatialsim::sim

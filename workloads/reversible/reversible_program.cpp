@@ -278,7 +278,7 @@ void ReversibleProgram<T>::value_computed(sim::Engine& engine, std::uint32_t val
   if (trains() && m_graph.is_last(value)) {
     // The trunk's last output is all the trunk keeps for the backward pass.
     const std::uint64_t bytes = activation_bytes(wf, r.size);
-    engine.store(home_tile(value, j), StorageCategory::stash, bytes, m_graph.home_layer(value));
+    engine.store_at(home_tile(value, j), StorageCategory::stash, bytes, m_graph.home_layer(value), ready);
     engine.access_sram(home_tile(value, j), bytes, Phase::forward);
     site(value, wf, j).value = {v, depth, ready, true};
   }
@@ -309,11 +309,11 @@ void ReversibleProgram<T>::try_subtract(sim::Engine& engine, std::uint32_t value
   const sim::TileId tile = home_tile(value, j);
   const std::uint64_t bytes = activation_bytes(wf, r.size);
   engine.access_sram(tile, bytes, Phase::recompute);
-  engine.release(tile, StorageCategory::stash, bytes, m_graph.home_layer(value));
-  // a_{k-1} = a_k - F(b_{k-1}), or b_{k-1} = b_k - G(a_k).
-  ValuesPtr<T> previous = combine(s.value.values, s.recomputed.values, T{-1});
+  // a_{k-1} = a_k - F(b_{k-1}), or b_{k-1} = b_k - G(a_k), once both are in: the stash is read then.
   const std::uint32_t depth = std::max(s.value.depth, s.recomputed.depth);
   const Cycle ready = std::max({s.value.ready, s.recomputed.ready, engine.now()});
+  engine.release_at(tile, StorageCategory::stash, bytes, m_graph.home_layer(value), ready);
+  ValuesPtr<T> previous = combine(s.value.values, s.recomputed.values, T{-1});
   s.value = Stamped{};
   const std::uint32_t edge_id = m_graph.skip_into(value);
   const CouplingEdge& e = m_graph.edge(edge_id);
