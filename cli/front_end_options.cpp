@@ -10,7 +10,7 @@ const sim::OptionRegistration options{
     {"check", "bool", "verify the run (gradients against the dense reference); exit 1 if a check fails"},
     {"export_check", "bool", "also export weights, inputs, targets and gradients for an outside check"},
     {"trace", "bool",
-     "record every message and every change of stash and tangent storage into /runs/<schedule>/trace (memory "
+     "record every message and every change of stashed storage into /runs/<schedule>/trace (memory "
      "grows with the messages: for small runs)"},
     {"chrome_trace", "path", "write a Chrome trace-event JSON file here; empty: none"},
     {"sweep.vary", "list",
