@@ -7,7 +7,7 @@
 // Usage:
 // clang-format off
 //   auto names = applicable_schedules(setup.model, config);  // forward first, then the registry's that fit
-//   write_results_table(std::cout, results, setup.prices, compare_table_rows());
+//   write_results_table(std::cout, results, find_run(results, "forward"), setup.prices, compare_table_rows());
 //   std::vector<InflightScaling> s = {fit_inflight_scaling("backprop", {4, 8}, {96, 384})};  // slope 2
 //   ByteHopsBaseline b = byte_hops_baseline(results);         // backprop's, or 2 x forward's
 //   std::vector<Verdict> v = judge_schedules(results, s, b);

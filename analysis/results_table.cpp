@@ -112,20 +112,28 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
       << " pJ/flop\n";
 }
 
+const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& results,
+                                     const std::string& schedule) {
+  for (const auto& r : results)
+    if (r.schedule == schedule) return &r;
+  return nullptr;
+}
+
 void write_results_table(std::ostream& out, const std::vector<workloads::RunResult>& results,
-                         const sim::EnergyPrices& prices, const std::vector<std::string>& rows) {
+                         const workloads::RunResult* forward, const sim::EnergyPrices& prices,
+                         const std::vector<std::string>& rows) {
   std::vector<std::vector<Metric>> metrics;
   for (const auto& r : results) metrics.push_back(run_metrics(r, prices));
-  std::optional<std::size_t> forward;
-  for (std::size_t i = 0; i < results.size() && !forward; ++i)
-    if (results[i].schedule == "forward") forward = i;
+  const std::vector<Metric> forward_metrics =
+      forward != nullptr ? run_metrics(*forward, prices) : std::vector<Metric>{};
+  const auto is_forward = [&](std::size_t i) { return &results[i] == forward; };
 
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> header{"metric", "unit"};
   for (const auto& r : results) header.push_back(r.schedule);
   if (forward)
     for (std::size_t i = 0; i < results.size(); ++i)
-      if (i != *forward) header.push_back(results[i].schedule + "/forward");
+      if (!is_forward(i)) header.push_back(results[i].schedule + "/forward");
   cells.push_back(std::move(header));
 
   for (const auto& name : rows) {
@@ -138,12 +146,13 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
       row.push_back(v == nullptr ? "-" : format_metric(*v));
     }
     if (forward) {
-      const Metric* base = lookup(metrics[*forward], name);
+      const Metric* base = lookup(forward_metrics, name);
       for (std::size_t i = 0; i < metrics.size(); ++i) {
-        if (i == *forward) continue;
+        if (is_forward(i)) continue;
         const Metric* v = lookup(metrics[i], name);
-        row.push_back(v == nullptr || base == nullptr ? "-"
-                                                      : format_ratio(v->as_double(), base->as_double()));
+        row.push_back(v == nullptr || base == nullptr || !v->machine_cost
+                          ? "-"
+                          : format_ratio(v->as_double(), base->as_double()));
       }
     }
     cells.push_back(std::move(row));

@@ -1,12 +1,13 @@
 #pragma once
 // The console view of a run: a few header lines describing the model and the machine, then one row per
-// main metric and one column per schedule, with ratios to `forward` when it ran (MODEL.md section 3).
+// main metric and one column per schedule, with each schedule's ratios to forward-only (MODEL.md
+// section 3).
 // The rows are names of run_metrics() (analysis/run_metrics.h), the one schema of measured figures: the
 // table knows no metric by itself, it only picks and formats.
 //
 // Usage:
 //   write_setup_header(std::cout, setup);
-//   write_results_table(std::cout, results, setup.prices);   // rows: default_table_rows()
+//   write_results_table(std::cout, results, find_run(results, "forward"), setup.prices);
 //   format_number(1234567.0) == "1.235e6";  format_number(std::uint64_t{999999}) == "999999"
 
 #include <cstdint>
@@ -37,12 +38,18 @@ std::string format_ratio(double numerator, double denominator);
 // placement, tokens and wavefronts, arithmetic and seed, energy preset and the prices used.
 void write_setup_header(std::ostream& out, const workloads::RunSetup& setup);
 
-// Contract: one column per result in the order given and, when a result's schedule is `forward`, one
-// `<schedule>/forward` column for every other result. A ratio whose forward value is 0 or not a number
-// prints "-". A row whose metric is not in run_metrics() is skipped (a renamed metric must not break the
-// console). Columns are right-aligned; the output ends with a newline.
+// The result of `schedule` among `results`, or nullptr.
+const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& results,
+                                     const std::string& schedule);
+
+// Contract: one column per result in the order given and, when `forward` (a forward-only run on the same
+// setup: one of `results`, or a baseline run for the ratios alone) is given, one `<schedule>/forward`
+// column for every other result. A ratio whose forward value is 0 or not a number, or of a figure that is
+// not a machine cost (Metric::machine_cost: the loss, wall time, event rate), prints "-". A row whose
+// metric is not in run_metrics() is skipped (a renamed metric must not break the console). Columns are
+// right-aligned; the output ends with a newline.
 void write_results_table(std::ostream& out, const std::vector<workloads::RunResult>& results,
-                         const sim::EnergyPrices& prices,
+                         const workloads::RunResult* forward, const sim::EnergyPrices& prices,
                          const std::vector<std::string>& rows = default_table_rows());
 
 }  // namespace spatialsim::analysis

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -134,14 +135,42 @@ std::string write_run(Hdf5File& file, const workloads::RunResult& r, const sim::
   return group;
 }
 
+void write_ratios_to_forward(Hdf5File& file, std::string_view group, const workloads::RunResult& result,
+                             const workloads::RunResult& forward, std::string_view baseline,
+                             const sim::EnergyPrices& prices) {
+  const std::vector<Metric> base = run_metrics(forward, prices);
+  std::vector<std::string> names;
+  std::vector<double> ratios;
+  for (const Metric& m : run_metrics(result, prices)) {
+    if (!m.machine_cost) continue;
+    const double f = find_metric(base, m.name).as_double();
+    names.push_back(m.name);
+    ratios.push_back(f != 0 ? m.as_double() / f : std::numeric_limits<double>::quiet_NaN());
+  }
+  const std::string g = std::string(group) + "/to_forward";
+  file.write_strings(g + "/metrics", names);
+  file.write_array(g + "/ratios", std::span<const double>(ratios), {}, "1");
+  file.set_attribute(g, "baseline", std::string(baseline));
+}
+
 void write_results(Hdf5File& file, const sim::Config& config, const workloads::RunSetup& setup,
-                   const std::vector<workloads::RunResult>& results, std::string_view program_version) {
+                   const std::vector<workloads::RunResult>& results, const workloads::RunResult* forward,
+                   std::string_view program_version) {
   write_config_attributes(file, config, program_version);
   write_setup_attributes(file, setup);
   std::vector<std::string> schedules;
   for (const auto& r : results) schedules.push_back(r.schedule);
   file.write_strings("/runs/schedules", schedules);
-  for (const auto& r : results) write_run(file, r, setup.prices);
+  const bool forward_ran = std::any_of(results.begin(), results.end(),
+                                       [&](const workloads::RunResult& r) { return &r == forward; });
+  for (const auto& r : results) {
+    const std::string group = write_run(file, r, setup.prices);
+    if (forward != nullptr && &r != forward)
+      write_ratios_to_forward(
+          file, group, r, *forward,
+          forward_ran ? "/runs/forward" : "a forward run counted for these ratios alone (not in /runs)",
+          setup.prices);
+  }
 }
 
 }  // namespace spatialsim::analysis

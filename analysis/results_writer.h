@@ -59,9 +59,19 @@ TileEnergy tile_energy(const workloads::RunResult& result, const sim::EnergyPric
 // Returns the group path.
 std::string write_run(Hdf5File& file, const workloads::RunResult& result, const sim::EnergyPrices& prices);
 
+// `<group>/to_forward`: `result`'s machine costs (Metric::machine_cost) as ratios to `forward`'s, a
+// forward-only run on the same setup (MODEL.md section 3): `metrics` (names, run_metrics() order) and
+// `ratios` (float64, NaN where forward's figure is 0), with attribute `baseline` saying where forward's
+// figures are.
+void write_ratios_to_forward(Hdf5File& file, std::string_view group, const workloads::RunResult& result,
+                             const workloads::RunResult& forward, std::string_view baseline,
+                             const sim::EnergyPrices& prices);
+
 // Everything the run command writes: config and setup attributes, `/runs/schedules` (the names, in run
-// order) and one group per result.
+// order), one group per result and, when `forward` is given (one of `results`, or a baseline run counted
+// for the ratios alone), every other result's ratios to it.
 void write_results(Hdf5File& file, const sim::Config& config, const workloads::RunSetup& setup,
-                   const std::vector<workloads::RunResult>& results, std::string_view program_version);
+                   const std::vector<workloads::RunResult>& results, const workloads::RunResult* forward,
+                   std::string_view program_version);
 
 }  // namespace spatialsim::analysis

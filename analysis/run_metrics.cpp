@@ -27,11 +27,11 @@ std::string Metric::text() const {
 std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::EnergyPrices& prices) {
   const sim::Counters& c = r.counters;
   std::vector<Metric> m;
-  auto add = [&m](std::string name, std::string unit, auto value) {
+  auto add = [&m](std::string name, std::string unit, auto value, bool machine_cost = true) {
     if constexpr (std::is_floating_point_v<decltype(value)>) {
-      m.push_back({std::move(name), std::move(unit), static_cast<double>(value)});
+      m.push_back({std::move(name), std::move(unit), static_cast<double>(value), machine_cost});
     } else {
-      m.push_back({std::move(name), std::move(unit), static_cast<std::uint64_t>(value)});
+      m.push_back({std::move(name), std::move(unit), static_cast<std::uint64_t>(value), machine_cost});
     }
   };
   add("byte_hops", "byte-hops", c.byte_hops.total());
@@ -68,10 +68,10 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   // NaN in counting mode (no values, no loss): a number that is never mistaken for a measured loss, and
   // that keeps the schema the same in both modes.
   add("final_loss", "1",
-      r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back());
-  add("wall_seconds", "s", r.wall_seconds);
+      r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back(), false);
+  add("wall_seconds", "s", r.wall_seconds, false);
   add("events_per_second", "events/s",
-      r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0);
+      r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0, false);
   return m;
 }
 

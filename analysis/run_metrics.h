@@ -31,6 +31,9 @@ struct Metric {
   std::string name;  // snake_case, e.g. byte_hops_backward_psum
   std::string unit;  // "byte-hops", "byte-cycles", "bytes", "cycles", "hops", "flops", "pJ", "1", ...
   std::variant<std::uint64_t, double> value;
+  // A cost of the simulated machine (MODEL.md section 3), reported also as a ratio to forward-only; false
+  // for the loss and for the simulator's own wall time and event rate.
+  bool machine_cost = true;
   double as_double() const;
   std::string text() const;  // full precision
 };

@@ -154,7 +154,8 @@ class CompareCommand final : public Command {
     std::cout << "compare: every schedule that runs on model.kind = "
               << (setup.model.kind == workloads::ModelKind::reversible ? "reversible" : "mlp") << ": "
               << joined(schedules, ", ") << "\n\n";
-    analysis::write_results_table(std::cout, results, setup.prices, analysis::compare_table_rows());
+    analysis::write_results_table(std::cout, results, analysis::find_run(results, "forward"), setup.prices,
+                                  analysis::compare_table_rows());
     std::cout << '\n';
     analysis::write_verdicts(std::cout, scaling, verdicts, baseline);
     if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
@@ -166,7 +167,8 @@ class CompareCommand final : public Command {
       // schedules it took from the registry (the same list as /runs/schedules), not the default's.
       sim::Config recorded = config;
       recorded.set("schedule", joined(schedules), "compare (every applicable schedule)");
-      analysis::write_results(file, recorded, setup, results, kProgramVersion);
+      analysis::write_results(file, recorded, setup, results, analysis::find_run(results, "forward"),
+                              kProgramVersion);
       analysis::write_compare(file, scaling, verdicts, baseline);
       file.commit();
     } catch (const analysis::OutputError& e) {

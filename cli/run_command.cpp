@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -150,9 +151,21 @@ class RunCommand final : public Command {
         workloads::run_schedules(setup, config, schedules, traces.observers(),
                                  /*for_checks=*/check || export_check);
 
+    // Every schedule is also reported as ratios to forward-only (MODEL.md section 3). Without forward in
+    // `schedule`, a forward run in counting mode (the same counts, no values: docs/model.md) is the baseline.
+    std::optional<workloads::RunResult> baseline;
+    const workloads::RunResult* forward = analysis::find_run(results, "forward");
+    if (forward == nullptr) {
+      workloads::RunSetup counting = setup;
+      counting.arithmetic = workloads::Arithmetic::none;
+      baseline = workloads::run_schedules(counting, config, {"forward"}, {}, /*for_checks=*/false).front();
+      forward = &*baseline;
+    }
+
     analysis::write_setup_header(std::cout, setup);
+    if (baseline) std::cout << "ratios  to forward, counted for them alone (schedule has no forward)\n";
     std::cout << '\n';
-    analysis::write_results_table(std::cout, results, setup.prices);
+    analysis::write_results_table(std::cout, results, forward, setup.prices);
     for (const auto& r : results) {
       if (r.loss_per_step.size() < 2) continue;  // one step: the table's final_loss says it all
       std::cout << "\nloss per step, " << r.schedule << ":";
@@ -165,7 +178,7 @@ class RunCommand final : public Command {
 
     try {
       analysis::Hdf5File file(out);
-      analysis::write_results(file, config, setup, results, kProgramVersion);
+      analysis::write_results(file, config, setup, results, forward, kProgramVersion);
       if (export_check)
         for (const auto& r : results) {
           analysis::write_check_export(file, setup, r);

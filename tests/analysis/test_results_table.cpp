@@ -73,7 +73,7 @@ TEST(ResultsTable, RatiosToForward) {
                                                   run_with("backprop", 500, 300, 64),
                                                   run_with("checkpoint", 600, 200, 32)};
   std::ostringstream out;
-  write_results_table(out, runs, kPrices);
+  write_results_table(out, runs, &runs[0], kPrices);
   const std::string table = out.str();
 
   EXPECT_EQ(row_of(table, "metric"),
@@ -106,15 +106,32 @@ TEST(ResultsTable, ForwardNeedNotComeFirst) {
   const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64),
                                                   run_with("forward", 200, 0, 0)};
   std::ostringstream out;
-  write_results_table(out, runs, kPrices);
+  write_results_table(out, runs, find_run(runs, "forward"), kPrices);
   EXPECT_EQ(row_of(out.str(), "byte_hops"),
             (std::vector<std::string>{"byte_hops", "byte-hops", "600", "200", "3"}));
+}
+
+// A forward run that is not one of the columns (counted for the ratios alone) gives every column a ratio;
+// the simulator's own figures (wall time, event rate) and the loss get none.
+TEST(ResultsTable, RatiosToABaselineForwardThatIsNotAColumn) {
+  const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64)};
+  workloads::RunResult forward = run_with("forward", 200, 0, 0);
+  forward.wall_seconds = 1;
+  std::ostringstream out;
+  write_results_table(out, runs, &forward, kPrices);
+  const std::string table = out.str();
+  EXPECT_EQ(row_of(table, "metric"),
+            (std::vector<std::string>{"metric", "unit", "backprop", "backprop/forward"}));
+  EXPECT_EQ(row_of(table, "byte_hops"), (std::vector<std::string>{"byte_hops", "byte-hops", "600", "3"}));
+  EXPECT_EQ(row_of(table, "wall_seconds").back(), "-");
+  EXPECT_EQ(row_of(table, "events_per_second").back(), "-");
+  EXPECT_EQ(find_run(runs, "forward"), nullptr);
 }
 
 TEST(ResultsTable, NoRatiosWithoutForwardAndUnknownRowsSkipped) {
   const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64)};
   std::ostringstream out;
-  write_results_table(out, runs, kPrices, {"byte_hops", "no_such_metric", "depth"});
+  write_results_table(out, runs, nullptr, kPrices, {"byte_hops", "no_such_metric", "depth"});
   EXPECT_EQ(out.str(),
             "metric     unit       backprop\n"
             "byte_hops  byte-hops       600\n"

@@ -2,6 +2,7 @@
 // its unit, the (phase, kind) counters, the per-tile maps (shape and energy sum), loss and overflows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -87,7 +88,7 @@ TEST_F(ResultsWriterTest, RoundTripsAttributesMetricsCountersAndMaps) {
   const std::vector<workloads::RunResult> runs = {hand_built_run("forward"), hand_built_run("backprop")};
   {
     Hdf5File file(path("r.h5"));
-    write_results(file, small_config(), setup, runs, "9.9.9");
+    write_results(file, small_config(), setup, runs, &runs[0], "9.9.9");
     file.commit();
   }
   H5::H5File in(path("r.h5"), H5F_ACC_RDONLY);
@@ -177,6 +178,57 @@ TEST_F(ResultsWriterTest, RoundTripsAttributesMetricsCountersAndMaps) {
     EXPECT_EQ(read_all<std::uint64_t>(overflows.openDataSet("first_cycle"), H5::PredType::NATIVE_UINT64),
               (std::vector<std::uint64_t>{9}));
   }
+}
+
+// Every run but forward gets its machine costs as ratios to forward's, saying where forward's figures are:
+// in the file, or a forward run counted for the ratios alone.
+TEST_F(ResultsWriterTest, RatiosToForwardForEveryOtherRun) {
+  const auto setup = hand_built_setup();
+  workloads::RunResult forward = hand_built_run("forward");
+  workloads::RunResult backprop = hand_built_run("backprop");
+  backprop.counters.depth = 3 * forward.counters.depth;
+  backprop.counters.inflight_byte_cycles = 4 * forward.counters.inflight_byte_cycles;
+  forward.counters.peak_stash_bytes = 0;  // forward stashes nothing: no ratio
+  const auto ratio = [&](const H5::H5File& in, const std::string& name) {
+    const auto names = testing::read_variable_strings(in.openDataSet("/runs/backprop/to_forward/metrics"));
+    const auto ratios =
+        read_all<double>(in.openDataSet("/runs/backprop/to_forward/ratios"), H5::PredType::NATIVE_DOUBLE);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return ratios.at(i);
+    ADD_FAILURE() << name << " has no ratio";
+    return 0.0;
+  };
+  {
+    const std::vector<workloads::RunResult> runs = {forward, backprop};
+    Hdf5File file(path("in.h5"));
+    write_results(file, small_config(), setup, runs, &runs[0], "9.9.9");
+    file.commit();
+  }
+  {
+    const std::vector<workloads::RunResult> runs = {backprop};
+    Hdf5File file(path("baseline.h5"));
+    write_results(file, small_config(), setup, runs, &forward, "9.9.9");
+    file.commit();
+  }
+  for (const char* name : {"in.h5", "baseline.h5"}) {
+    SCOPED_TRACE(name);
+    H5::H5File in(path(name), H5F_ACC_RDONLY);
+    EXPECT_EQ(ratio(in, "depth"), 3.0);
+    EXPECT_EQ(ratio(in, "inflight_byte_cycles"), 4.0);
+    EXPECT_EQ(ratio(in, "byte_hops"), 1.0);
+    EXPECT_TRUE(std::isnan(ratio(in, "peak_stash_bytes")));
+    const auto names = testing::read_variable_strings(in.openDataSet("/runs/backprop/to_forward/metrics"));
+    EXPECT_EQ(std::count(names.begin(), names.end(), "wall_seconds"), 0);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "final_loss"), 0);
+  }
+  H5::H5File in(path("in.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(read_string_attribute(in.openGroup("/runs/backprop/to_forward"), "baseline"), "/runs/forward");
+  EXPECT_FALSE(in.nameExists("/runs/forward/to_forward"));
+  H5::H5File alone(path("baseline.h5"), H5F_ACC_RDONLY);
+  EXPECT_NE(
+      read_string_attribute(alone.openGroup("/runs/backprop/to_forward"), "baseline").find("not in /runs"),
+      std::string::npos);
+  EXPECT_FALSE(alone.nameExists("/runs/forward"));
 }
 
 TEST_F(ResultsWriterTest, CountingModeHasAnEmptyLossAndNoOverflowTable) {

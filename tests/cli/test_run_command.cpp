@@ -103,6 +103,32 @@ TEST_F(RunCommandTest, EveryScheduleGetsItsGroup) {
   EXPECT_GT(backward.at(0), 0u);
 }
 
+// MODEL.md section 3: every schedule is also reported as ratios to forward-only, also when `schedule` has no
+// forward: the ratios are then to a forward run counted for them alone, which is not in /runs.
+TEST_F(RunCommandTest, RatiosToForwardWithoutForwardInSchedule) {
+  const BinaryRun r = run("--schedule=backprop --out=alone.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ratios  to forward, counted for them alone"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backprop/forward"), std::string::npos) << r.out;
+  ASSERT_EQ(run("--schedule=forward,backprop --out=both.h5").exit_code, 0);
+  H5::H5File alone(path("alone.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::read_variable_strings(alone.openDataSet("/runs/schedules")),
+            (std::vector<std::string>{"backprop"}));
+  EXPECT_FALSE(alone.nameExists("/runs/forward"));
+  // The same ratios as against the forward run in the file.
+  H5::H5File both(path("both.h5"), H5F_ACC_RDONLY);
+  for (const char* d : {"/runs/backprop/to_forward/ratios", "/runs/backprop/to_forward/metrics"})
+    EXPECT_TRUE(both.nameExists(d) && alone.nameExists(d)) << d;
+  EXPECT_EQ(analysis::testing::read_variable_strings(alone.openDataSet("/runs/backprop/to_forward/metrics")),
+            analysis::testing::read_variable_strings(both.openDataSet("/runs/backprop/to_forward/metrics")));
+  const auto ratios = [](const H5::H5File& f) {
+    return read_all<double>(f.openDataSet("/runs/backprop/to_forward/ratios"), H5::PredType::NATIVE_DOUBLE);
+  };
+  const auto a = ratios(alone), b = ratios(both);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i] == b[i] || (a[i] != a[i] && b[i] != b[i])) << i;
+}
+
 // MODEL.md section 8: counting mode gives the counts of arithmetic mode.
 TEST_F(RunCommandTest, CountingModeCountsWhatArithmeticModeCounts) {
   ASSERT_EQ(run("--schedule=forward,backprop --sim.arith=none --out=none.h5").exit_code, 0);
