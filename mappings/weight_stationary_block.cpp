@@ -236,8 +236,9 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
   const std::uint64_t n = tokens(wf);
   const std::uint64_t xb = x_bytes(wf, k);
   if (!f.lane_exit) {
-    send(engine, pass.live, f.lane, wf, phase, depth, ready, x);
+    // The tangent bytes first: on finite links the primal then arrives last, when the values are all in.
     if (m_spec.input_tangents) send_tangent_shadow(engine, pass.live, f.lane, wf, phase, depth, ready);
+    send(engine, pass.live, f.lane, wf, phase, depth, ready, x);
   }
 
   const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::rebroadcast && f.lane_entry);
@@ -284,8 +285,8 @@ void WeightStationaryBlock<T>::join_forward(sim::Engine& engine, PassState& pass
   if (f.output_row) {
     finish_column(engine, pass, wf, m_tiles[k].col, sum, depth, ready, phase);
   } else {
+    send_tangent_shadow(engine, pass.live, f.psum, wf, phase, depth, ready);  // first: see receive_lane
     send(engine, pass.live, f.psum, wf, phase, depth, ready, sum);
-    send_tangent_shadow(engine, pass.live, f.psum, wf, phase, depth, ready);
   }
 }
 

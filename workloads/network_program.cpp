@@ -165,8 +165,9 @@ void NetworkProgram<T>::on_forward_output(sim::Engine& engine, std::uint32_t lay
   for (std::uint32_t id : m_plans[layer].by_col[col]) {
     const mappings::Transfer& tr = m_plans[layer].transfers[id];
     const sim::Message m = m_paths[layer].forward[id].make(wf, tokens(wf), phase, depth);
-    engine.send(m, ready, slice_columns(y, tr.features.begin - J.begin, tr.features.size));
+    // The tangent bytes first: on finite links the piece then arrives last, when its values are all in.
     if (layer + 1 < m_trunk) send_tangent_shadow(engine, m, ready);
+    engine.send(m, ready, slice_columns(y, tr.features.begin - J.begin, tr.features.size));
   }
 }
 

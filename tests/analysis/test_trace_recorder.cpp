@@ -3,9 +3,11 @@
 // tables and the Chrome trace-event JSON.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "analysis/chrome_trace.h"
 #include "analysis/hdf5_file.h"
@@ -210,6 +212,38 @@ TEST(MessageTraceRecorder, EveryMessagesLayerIsTheLayerWhoseTileReceivesIt) {
           << schedule << ": a " << sim::name(m.kind) << " message to tile " << m.dst;
     }
     EXPECT_EQ(t.layers, setup.placement.blocks.size()) << schedule;
+  }
+}
+
+// A forward message that carries tangent streams is counted as two messages on one route, the primal and
+// its tangent bytes (kind `tangent`). The receiver may use the values only once all of their bytes are in:
+// with finite links the primal, which the receiver acts on, arrives no earlier than its tangent bytes.
+TEST(MessageTraceRecorder, ValuesWithTangentsAreUsedOnlyOnceTheTangentBytesAreIn) {
+  for (const char* schedule : {"forward-gradient", "split-fg"}) {
+    const sim::Config config = testing_support::config_with(
+        {"--model.widths=11,13,9,7", "--mapping.block=2x3", "--step.tokens=9", "--step.wavefront=4",
+         "--fg.tangents=5", "--splitfg.split=2", "--machine.link_bytes_per_cycle=2", "--sim.arith=none"});
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    MessageTraceRecorder recorder;
+    workloads::run_schedule(setup, config, schedule, {.observer = &recorder});
+    // Each shadow has its primal: the same route, wavefront and departure, another kind.
+    std::map<std::tuple<std::uint32_t, sim::TileId, sim::TileId, std::uint32_t, sim::Cycle>,
+             std::vector<const MessageRecord*>>
+        by_route;
+    for (const MessageRecord& m : recorder.data().messages)
+      if (m.phase == sim::Phase::forward) by_route[{m.step, m.src, m.dst, m.wavefront, m.sent}].push_back(&m);
+    std::size_t shadows = 0;
+    for (const auto& [key, messages] : by_route)
+      for (const MessageRecord* shadow : messages) {
+        if (shadow->kind != MessageKind::tangent) continue;
+        ++shadows;
+        const auto primal = std::find_if(messages.begin(), messages.end(), [](const MessageRecord* m) {
+          return m->kind != MessageKind::tangent;
+        });
+        ASSERT_NE(primal, messages.end()) << schedule;
+        EXPECT_GE((*primal)->delivered, shadow->delivered) << schedule << ": " << sim::name((*primal)->kind);
+      }
+    EXPECT_GT(shadows, 0u) << schedule;
   }
 }
 
