@@ -36,9 +36,10 @@ void StorageLedger::close_cycle() {
     m_peak_total[c] = std::max(m_peak_total[c], m_total[c]);
   for (TileId tile : m_stored_this_cycle) {
     TileState& t = m_tiles[tile];
-    for (std::size_t c = 0; c < kStorageCategoryCount; ++c) t.peak[c] = std::max(t.peak[c], t.held[c]);
+    for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
+      if ((t.stored_this_cycle >> c) & 1u) t.peak[c] = std::max(t.peak[c], t.held[c]);
     if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, t.last_added, m_cycle);
-    t.stored_this_cycle = false;
+    t.stored_this_cycle = 0;
   }
   m_stored_this_cycle.clear();
 }

@@ -45,12 +45,11 @@ class StorageLedger {
     t.held[c] += bytes;
     m_total[c] += bytes;
     m_weighted[c] -= bytes * now;
-    // Only a store can raise a peak: the tiles stored to in this cycle are looked at when it closes.
+    // Only a store can raise a peak: the categories stored to in this cycle, tile by tile, are looked at
+    // when it closes.
     t.last_added = category;
-    if (!t.stored_this_cycle) {
-      t.stored_this_cycle = true;
-      m_stored_this_cycle.push_back(tile);
-    }
+    if (t.stored_this_cycle == 0) m_stored_this_cycle.push_back(tile);
+    t.stored_this_cycle |= static_cast<std::uint8_t>(1u << c);
   }
   void release(TileId tile, StorageCategory category, std::uint64_t bytes, Cycle now) {
     advance_to(now);
@@ -85,7 +84,8 @@ class StorageLedger {
     std::array<std::uint64_t, kStorageCategoryCount> held{};
     std::array<std::uint64_t, kStorageCategoryCount> peak{};
     std::int64_t overflow_index = -1;
-    bool stored_this_cycle = false;
+    std::uint8_t stored_this_cycle = 0;  // a bit per category
+    static_assert(kStorageCategoryCount <= 8);
     StorageCategory last_added = StorageCategory::stash;  // the write an overflow is put down to
     // Everything this tile holds (summed when a capacity is checked, not kept on the event path).
     std::uint64_t all() const {
@@ -98,11 +98,11 @@ class StorageLedger {
   void advance_to(Cycle now) {
     if (now == m_cycle && !m_finished) return;  // most changes share their cycle with the one before
     if (now < m_cycle || m_finished) throw_bad_time();
-    close_cycle();
+    if (!m_stored_this_cycle.empty()) close_cycle();  // a cycle that only released raised no peak
     m_cycle = now;
   }
   // Folds what is held at the end of the open cycle into the peaks, and checks the capacity of the tiles
-  // stored to in it.
+  // stored to in it. Only stores raise what is held: a cycle without any needs no closing.
   void close_cycle();
   [[noreturn]] void throw_bad_time() const;
   [[noreturn]] void throw_over_release(TileId tile, StorageCategory category, std::uint64_t bytes) const;
