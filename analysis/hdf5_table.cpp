@@ -125,7 +125,7 @@ class TableState {
     // Every handle goes now: an object left open would keep the file open past Hdf5File's close.
     for (Column& column : m_columns) {
       try {
-        column.dataset.close();  // a default (never created) dataset has no id to close
+        column.dataset.close();         // a default (never created) dataset has no id to close
       } catch (const H5::Exception&) {  // nothing useful to do: the file is being closed next
       }
       std::vector<char>().swap(column.buffer);
