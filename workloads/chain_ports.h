@@ -9,12 +9,19 @@
 //   switch (message.port) {
 //     case port_id(ChainPort::inject): ...
 //     case port_id(Port::redistribute): ...
+//     default:
+//       if (serve_shared_port(engine, message, *m_loss, m_updates, m_blocks, weight_bytes)) return;
 //   }
 
 #include <cstdint>
 #include <type_traits>
 
+#include "mappings/values.h"
 #include "mappings/weight_stationary_block.h"
+#include "sim/engine.h"
+#include "workloads/block_chain.h"
+#include "workloads/loss_stage.h"
+#include "workloads/tile_optimizer.h"
 
 namespace spatialsim::workloads {
 
@@ -33,6 +40,27 @@ template <typename PortEnum>
 constexpr std::uint32_t port_id(PortEnum port) {
   static_assert(std::is_same_v<std::underlying_type_t<PortEnum>, std::uint32_t>);
   return static_cast<std::uint32_t>(port);
+}
+
+// Serves the chain ports every program handles alike: the targets and the loss stage's chain (LossStage)
+// and the end-of-step update (TileOptimizer). Returns false for any other port: `inject` and `host_input`
+// go to the program's own first and last blocks, and its own ports are its own.
+template <typename T>
+bool serve_shared_port(sim::Engine& engine, const sim::Message& m, LossStage<T>& loss,
+                       TileOptimizer<T>& updates, BlockChain<T>& blocks, std::uint32_t weight_bytes) {
+  switch (m.port) {
+    case port_id(ChainPort::host_target):
+      loss.on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
+      return true;
+    case port_id(ChainPort::loss_reduce):
+    case port_id(ChainPort::loss_broadcast):
+      loss.on_message(engine, m);
+      return true;
+    case port_id(ChainPort::update):
+      updates.update_tile(engine, blocks, m.group, m.slot, weight_bytes);
+      return true;
+  }
+  return false;
 }
 
 }  // namespace spatialsim::workloads

@@ -117,16 +117,6 @@ void NetworkProgram<T>::on_program_message(sim::Engine& engine, const sim::Messa
     case port_id(ChainPort::host_input):
       enter(engine, 0, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth, Phase::forward);
       return;
-    case port_id(ChainPort::host_target):
-      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
-      return;
-    case port_id(ChainPort::loss_reduce):
-    case port_id(ChainPort::loss_broadcast):
-      m_loss->on_message(engine, m);
-      return;
-    case port_id(ChainPort::update):
-      m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
-      return;
     case port_id(Port::redistribute_forward):
       receive_forward_piece(engine, m);
       return;
@@ -142,6 +132,8 @@ void NetworkProgram<T>::on_program_message(sim::Engine& engine, const sim::Messa
     case port_id(Port::scalar_broadcast):
       m_scalars->on_message(engine, m);
       return;
+    default:
+      if (serve_shared_port(engine, m, *m_loss, m_updates, m_blocks, m_setup.bytes.weight)) return;
   }
   throw std::logic_error("network: unknown port");
 }

@@ -163,16 +163,6 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
           .enter_lane(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth,
                       engine.now(), trains() ? XStash::replicate : XStash::none, Phase::forward);
       return;
-    case port_id(ChainPort::host_target):
-      m_loss->on_target(engine, m.serial, m.slot, mappings::values_of<T>(engine.payload(m)), m.depth);
-      return;
-    case port_id(ChainPort::loss_reduce):
-    case port_id(ChainPort::loss_broadcast):
-      m_loss->on_message(engine, m);
-      return;
-    case port_id(ChainPort::update):
-      m_updates.update_tile(engine, m_blocks, m.group, m.slot, m_setup.bytes.weight);
-      return;
     case port_id(Port::value):
       receive_value(engine, m);
       return;
@@ -182,6 +172,8 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
     case port_id(Port::reconstructed):
       receive_reconstructed(engine, m);
       return;
+    default:
+      if (serve_shared_port(engine, m, *m_loss, m_updates, m_blocks, m_setup.bytes.weight)) return;
   }
   throw std::logic_error("reversible program: unknown port");
 }
