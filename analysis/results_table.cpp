@@ -98,7 +98,10 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   out << "grid    " << s.grid_width << "x" << s.grid_height << " " << sim::name(s.topology);
   if (!s.placement.blocks.empty())
     out << "; block " << s.placement.blocks[0].rows << "x" << s.placement.blocks[0].cols << " per layer";
-  out << ", placement " << s.placement_name << "\n";
+  out << ", placement " << s.placement_name;
+  if (s.placement.stages != 0)
+    out << ", " << s.placement.stages << " pipeline stages (layers sharing a stage's block)";
+  out << "\n";
   out << "step    " << s.tokens << " tokens in " << wavefronts << " wavefronts of " << s.tokens_per_wavefront
       << ", injected every " << s.injection_interval << " cycles; " << s.steps
       << (s.steps == 1 ? " step" : " steps") << "\n";

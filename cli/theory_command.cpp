@@ -34,8 +34,8 @@ const sim::OptionRegistration options{
      "c: bytes stashed per token, layer and element of d (2 = bf16 inputs only; 34 = a transformer's "
      "store-all)"},
     {"theory.pipeline_stages", "stages",
-     "p: stages of seed 000's 1F1B pipeline, whose in-flight storage the theory command evaluates in closed "
-     "form only (no placement simulates a pipeline; a real one has p <= L)"},
+     "p: stages of seed 000's 1F1B pipeline in the closed form of its in-flight storage (mapping.stages "
+     "simulates a pipelined mapping; a real one has p <= L)"},
     {"theory.tokens", "tokens", "T_tau: tokens in flight per layer; 0 = step.wavefront"},
 };
 
@@ -166,7 +166,8 @@ class TheoryCommand final : public Command {
           << ", l = 1..L "
           << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d, StashSum::from_one)) << "\n";
     }
-    out << "  inflight_pipeline = 1/2 L p T_tau c d (closed form only: no placement simulates a pipeline)\n";
+    out << "  inflight_pipeline = 1/2 L p T_tau c d (seed 000's 1F1B form; mapping.stages = p simulates the "
+           "mapping, docs/theory.md)\n";
     out << "    p = " << p << ", c = " << full(kStoreAllStash)
         << " (store-all): " << bytes_text(analysis::inflight_pipeline(L, P, T_tau, kStoreAllStash, d))
         << "\n";
@@ -201,7 +202,8 @@ class TheoryCommand final : public Command {
         << "  forward lane = sum_l b_a d_in (c - 1) = " << fwd.lane << " byte-hops\n"
         << "  forward psum = sum_l b_p d_out (r - 1) = " << fwd.psum << " byte-hops\n"
         << "  forward redistribution = " << fwd.redistribution << " byte-hops"
-        << (analysis::partitions_match(layers) && setup.placement_name == "zigzag"
+        << (analysis::partitions_match(layers) && setup.placement_name == "zigzag" &&
+                    setup.placement.stages == 0
                 ? " (one hop per element: zigzag with matching partitions)"
                 : "")
         << "\n  forward total = " << fwd.total() << " byte-hops; flops = 2 sum_l d_in d_out = " << flops

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mappings/placement/pipeline_stages.h"
 #include "sim/counters.h"
 #include "sim/option_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
@@ -18,6 +19,9 @@ const sim::OptionRegistration options{
     {"mapping.block", "tiles",
      "RxC: every layer's block, r rows (splitting d_in) by c columns (splitting d_out)"},
     {"mapping.placement", "choice", "how the layers' blocks are laid out on the grid (spatialsim --list)"},
+    {"mapping.stages", "stages",
+     "p: pipeline stages, each a block that L/p consecutive layers share, time-multiplexed (MODEL.md "
+     "section 5); 0 = fully spatial, one block per layer (p = L)"},
     {"mapping.grid", "tiles", "WxH grid, or auto: the placement's bounding box"},
     {"machine.topology", "choice", "mesh | torus"},
     {"machine.hop_latency", "cycles", "cycles per hop"},
@@ -126,8 +130,20 @@ RunSetup setup_from_config(const sim::Config& config) {
     }
   }
   s.placement_name = config.get_choice("mapping.placement", mappings::PlacementRegistry::names());
-  std::vector<mappings::BlockShape> shapes(layers.size(), mappings::BlockShape{r, c});
-  s.placement = mappings::PlacementRegistry::create(s.placement_name, config)->place(shapes);
+  const auto layer_count = static_cast<std::uint32_t>(layers.size());
+  const std::uint64_t stages = config.get_uint("mapping.stages");
+  if (stages > layer_count)
+    config.fail("mapping.stages", "is more than the model's " + std::to_string(layer_count) +
+                                      " dense layers (a stage holds at least one layer); give at most " +
+                                      std::to_string(layer_count) + ", or 0 for one block per layer");
+  const auto strategy = mappings::PlacementRegistry::create(s.placement_name, config);
+  if (stages == 0) {
+    s.placement = strategy->place(std::vector<mappings::BlockShape>(layer_count, mappings::BlockShape{r, c}));
+  } else {
+    const auto p = static_cast<std::uint32_t>(stages);
+    s.placement =
+        mappings::share_stages(strategy->place(std::vector<mappings::BlockShape>(p, {r, c})), layer_count);
+  }
 
   const auto [w, h] = config.get_dims("mapping.grid", /*allow_auto=*/true);
   if (w == 0) {

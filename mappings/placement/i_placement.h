@@ -26,13 +26,17 @@ struct Placement {
   std::vector<BlockLayout> blocks;  // one per layer, in layer order
   std::uint32_t width = 0;          // bounding box of all blocks: the smallest grid that holds them
   std::uint32_t height = 0;
+  // Distinct blocks: 0 when every layer has its own (a strategy's place()); p when the layers share the
+  // blocks of p pipeline stages (share_stages, pipeline_stages.h).
+  std::uint32_t stages = 0;
 };
 
 class PlacementStrategy {
  public:
   static constexpr std::string_view kRegistryHeading = "placements (mapping.placement)";
   virtual ~PlacementStrategy() = default;
-  // Contract: blocks do not overlap, all coordinates are >= 0, and the bounding box starts at (0, 0).
+  // Contract: one block per shape, blocks do not overlap, all coordinates are >= 0, and the bounding box
+  // starts at (0, 0). (Layers share blocks only through share_stages, which places their stages.)
   virtual Placement place(const std::vector<BlockShape>& shapes) const = 0;
 };
 

@@ -92,6 +92,7 @@ const BadInputCase kCases[] = {
      "mapping.block"},
     {"BlockRowsLargerThanInputs", "--model.inputs=2 --mapping.block=3x1", "mapping.block"},
     {"GridTooSmall", "--mapping.grid=2x2", "mapping.grid"},
+    {"MoreStagesThanLayers", "--mapping.stages=5", "mapping.stages"},
     {"GridWithoutHeight", "--mapping.grid=4", "mapping.grid"},
     // --- sizes that could not be counted (a counter would wrap, the grid would not fit in memory)
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},

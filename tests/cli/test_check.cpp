@@ -25,6 +25,25 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
   EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
 }
 
+// Layers sharing tiles (mapping.stages) keep every value on its own layer: 5 layers on 2 and on 3 stages
+// (non-dividing), and a reversible model's 8 dense layers on 3.
+TEST_F(CheckTest, PipelineStagesPassEveryScheduleCheck) {
+  for (const char* stages : {"2", "3"}) {
+    const BinaryRun r =
+        run(std::string("--schedule=forward,backprop,checkpoint,revolve,forward-gradient,split-fg "
+                        "--sim.arith=fp64 --model.widths=13,17,9,11,6,5 --mapping.block=3x2 "
+                        "--step.tokens=11 --step.wavefront=4 --check --mapping.stages=") +
+            stages);
+    ASSERT_EQ(r.exit_code, 0) << stages << "\n" << r.err;
+    for (const char* s : {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"})
+      EXPECT_NE(r.out.find(std::string(s) + ": passed"), std::string::npos) << s << "\n" << r.out;
+  }
+  const BinaryRun rev = run(
+      "--model.kind=reversible --schedule=forward,reversible --sim.arith=fp64 --mapping.stages=3 --check");
+  ASSERT_EQ(rev.exit_code, 0) << rev.err;
+  EXPECT_NE(rev.out.find("reversible: passed"), std::string::npos) << rev.out;
+}
+
 TEST_F(CheckTest, AToleranceNoArithmeticMeetsExitsOne) {
   const BinaryRun r = run("--schedule=backprop --sim.arith=fp32 --check --check_tolerance=1e-300");
   EXPECT_EQ(r.exit_code, 1);

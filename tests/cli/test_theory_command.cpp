@@ -43,7 +43,7 @@ TEST(TheoryCommand, SeedGridPrintsSeed000sFigures) {
   EXPECT_TRUE(contains(r.out, "depth = 2 L sqrt(n) = 1024 hops")) << r.out;
   EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac = 10 ")) << r.out;
   EXPECT_TRUE(contains(r.out, "b_w e_sram / (2 e_flop) = 10 (10): the same, since b_w = 2")) << r.out;
-  EXPECT_TRUE(contains(r.out, "inflight_pipeline = 1/2 L p T_tau c d (closed form only")) << r.out;
+  EXPECT_TRUE(contains(r.out, "inflight_pipeline = 1/2 L p T_tau c d (seed 000's 1F1B form")) << r.out;
   // The chains the simulator's depth counter follows: 31 + 16 x 16 + 15 x 31 forward (docs/theory.md).
   EXPECT_TRUE(
       contains(r.out, "placement: forward 752, backprop step 1503 hops; the layers add 16 to 31 hops"))

@@ -266,6 +266,12 @@ INSTANTIATE_TEST_SUITE_P(
         CountingCase{"odd_split_fg", "split-fg", odd_mlp({"--fg.tangents=3", "--splitfg.split=2"})},
         CountingCase{"odd_split_fg_deep_trunk", "split-fg",
                      odd_mlp({"--fg.tangents=3", "--splitfg.split=3"})},
+        // Pipeline stages (layers sharing tiles): 4 layers on 3 stages (2, 1, 1) and on 2.
+        CountingCase{"odd_backprop_three_stages", "backprop", odd_mlp({"--mapping.stages=3"})},
+        CountingCase{"odd_checkpoint_two_stages", "checkpoint",
+                     odd_mlp({"--checkpoint.segment=3", "--mapping.stages=2"})},
+        CountingCase{"odd_split_fg_three_stages", "split-fg",
+                     odd_mlp({"--fg.tangents=3", "--splitfg.split=2", "--mapping.stages=3"})},
         CountingCase{
             "odd_reversible",
             "reversible",
