@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "mappings/partition.h"
+#include "mappings/placement/pipeline_stages.h"
 #include "mappings/redistribution.h"
 
 namespace spatialsim::analysis {
@@ -348,6 +349,15 @@ double inflight_of_layers(const std::vector<double>& stash_per_token, double T_t
     if (indexing == StashSum::from_one) wait = 2 * (L - double(l) - 1);
     sum += wait * T_tau * stash_per_token[l];
   }
+  return sum;
+}
+
+double inflight_1f1b(const std::vector<double>& stash_per_token, std::uint32_t stages, double T_tau) {
+  const auto L = static_cast<std::uint32_t>(stash_per_token.size());
+  if (stages == 0 || stages > L) throw std::invalid_argument("inflight_1f1b: need 1 <= stages <= layers");
+  double sum = 0;
+  for (std::uint32_t l = 0; l < L; ++l)
+    sum += double(stages - mappings::stage_of_layer(l, L, stages)) * T_tau * stash_per_token[l];
   return sum;
 }
 

@@ -55,8 +55,8 @@ double inflight_fully_spatial(double L, double T_tau, double c, double d,
                               StashSum indexing = StashSum::seed_l_squared);
 // Peak in-flight activation bytes of a p-stage 1F1B pipeline: 1/2 L p T_tau c d. At p = L it is half of
 // the fully spatial L^2 form: 1F1B admits one micro-batch per forward-plus-backward slot, the grid admits
-// T_tau tokens every layer-latency (docs/theory.md). Closed form only: no placement simulates a pipeline
-// (zigzag and rowmajor both give every layer its own block), so no run is compared with it.
+// T_tau tokens every layer-latency (docs/theory.md). A run with mapping.stages = p is compared with
+// inflight_1f1b, the same count summed layer by layer.
 double inflight_pipeline(double L, double p, double T_tau, double c, double d);
 
 // Depth of a training step, in hops: about 2 L sqrt(n) (seed 000). What a run counts on a placement is
@@ -177,6 +177,13 @@ std::vector<double> stash_bytes_per_token(const std::vector<LayerGeometry>& laye
 // inflight_fully_spatial; with every s_l = c d it is inflight_fully_spatial(L, T_tau, c, d, indexing).
 double inflight_of_layers(const std::vector<double>& stash_per_token, double T_tau,
                           StashSum indexing = StashSum::seed_l_squared);
+
+// The p-stage 1F1B pipeline's in-flight bytes summed layer by layer: stage s holds p - s micro-batches of
+// T_tau tokens of its layers' stash, sum_l (p - stage(l)) T_tau s_l, with the stages of mapping.stages
+// (mappings::stage_of_layer). For L equal layers with s_l = c d and p dividing L it is L (p + 1) / 2 T_tau c
+// d: inflight_pipeline's 1/2 L p and the half micro-batch per layer the closed form drops. Throws
+// std::invalid_argument unless 1 <= stages <= the layers.
+double inflight_1f1b(const std::vector<double>& stash_per_token, std::uint32_t stages, double T_tau);
 
 // FLOPs per token of one forward pass: 2 sum_l d_in d_out.
 std::uint64_t forward_flops_per_token(const std::vector<LayerGeometry>& layers);

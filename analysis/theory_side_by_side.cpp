@@ -7,10 +7,30 @@
 #include <stdexcept>
 
 #include "analysis/results_table.h"
+#include "mappings/placement/pipeline_stages.h"
 #include "sim/grid.h"
 
 namespace spatialsim::analysis {
 namespace {
+
+// About how many cycles a pipeline stage's busiest tile (logical (0, 0): split hands it the largest
+// ranges) computes per wavefront of `tokens` in a training step: each layer's product forward, and the
+// two of its backward (dX, which layer 0 skips, and dW), one at a time. 0 when compute takes no time.
+std::uint64_t stage_compute_cycles(const std::vector<LayerGeometry>& layers, std::uint32_t stages,
+                                   std::uint64_t tokens, std::uint64_t flops_per_cycle) {
+  if (flops_per_cycle == 0) return 0;
+  const auto L = static_cast<std::uint32_t>(layers.size());
+  std::vector<std::uint64_t> per_stage(stages, 0);
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const LayerGeometry& g = layers[l];
+    const std::uint64_t flops =
+        2 * tokens * ((g.d_in + g.rows - 1) / g.rows) * ((g.d_out + g.cols - 1) / g.cols);
+    const std::uint64_t products = l == 0 ? 2 : 3;
+    per_stage[mappings::stage_of_layer(l, L, stages)] +=
+        products * ((flops + flops_per_cycle - 1) / flops_per_cycle);
+  }
+  return *std::max_element(per_stage.begin(), per_stage.end());
+}
 
 std::uint64_t block_term(const ByteHopsPerToken& h, sim::MessageKind kind) {
   switch (kind) {
@@ -200,6 +220,28 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
           << " (links with finite bandwidth or timed compute: a layer-latency is not its hops, so the "
              "interval "
              "is not set against it)\n";
+    }
+    if (setup.placement.stages != 0) {
+      const std::uint32_t p = setup.placement.stages;
+      const double pipeline = inflight_1f1b(stash, p, T_g);
+      double mean_stash = 0;
+      for (double s_l : stash) mean_stash += s_l / static_cast<double>(stash.size());
+      out << "    pipeline, mapping.stages = " << p
+          << ": 1F1B (stage s holds p - s wavefronts) sum_l (p - stage(l)) "
+          << "T_g s_l " << format_number(pipeline) << " (seed 000's 1/2 L p T_g s with s the mean s_l: "
+          << format_number(inflight_pipeline(double(stash.size()), p, T_g, mean_stash, 1.0))
+          << "); simulated - 1F1B " << format_number(simulated - pipeline) << "\n";
+      const std::uint64_t stage_cycles =
+          stage_compute_cycles(layers, p, setup.tokens_per_wavefront, setup.timing.flops_per_cycle);
+      if (stage_cycles == 0) {
+        out << "      (machine.flops_per_cycle = 0: a stage's layers never wait for each other, so the fully "
+               "spatial count above applies, not 1F1B's)\n";
+      } else {
+        out << "      1F1B's count assumes one wavefront per stage's work: about " << stage_cycles
+            << " cycles of compute per wavefront on the busiest stage (forward and backward); step.interval "
+               "= "
+            << setup.injection_interval << " (docs/theory.md)\n";
+      }
     }
     const double inflight =
         static_cast<double>(r->counters.inflight_byte_cycles) / static_cast<double>(tokens);

@@ -62,6 +62,22 @@ TEST(TheoryClosedForms, PipelineAtPEqualsLIsHalfTheFullySpatialForm) {
   EXPECT_DOUBLE_EQ(inflight_pipeline(kL, kL, kT, 2, kD), 0.5 * inflight_fully_spatial(kL, kT, 2, kD));
 }
 
+TEST(TheoryClosedForms, The1F1BSumIsHalfLPPlusHalfAMicroBatchPerLayerWhenPDividesL) {
+  const std::vector<double> uniform(32, 34 * kD);
+  for (std::uint32_t p : {1u, 2u, 4u, 8u, 16u, 32u})
+    EXPECT_DOUBLE_EQ(inflight_1f1b(uniform, p, kT),
+                     inflight_pipeline(kL, p, kT, 34, kD) + 0.5 * kL * kT * 34 * kD)
+        << p;
+}
+
+TEST(TheoryClosedForms, The1F1BSumCountsEachLayersStashOncePerWavefrontItsStageHolds) {
+  // 5 layers on 3 stages: layers 0-1 (stage 0, 3 wavefronts), 2-3 (stage 1, 2), 4 (stage 2, 1).
+  const std::vector<double> s{1, 10, 100, 1000, 10000};
+  EXPECT_DOUBLE_EQ(inflight_1f1b(s, 3, 2), 2 * (3 * (1 + 10) + 2 * (100 + 1000) + 1 * 10000));
+  EXPECT_THROW(inflight_1f1b(s, 6, 2), std::invalid_argument);
+  EXPECT_THROW(inflight_1f1b(s, 0, 2), std::invalid_argument);
+}
+
 TEST(TheoryClosedForms, PerLayerStashSumReducesToTheUniformForm) {
   const std::vector<double> uniform(32, 34 * kD);
   for (StashSum s : {StashSum::seed_l_squared, StashSum::from_zero, StashSum::from_one})
