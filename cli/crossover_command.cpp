@@ -67,10 +67,11 @@ double positive_number(const sim::Config& config, const std::string& key) {
 }
 
 // The configuration with the model replaced by one layer the block fits, a step of one wavefront, an auto
-// grid and the zigzag placement (the one the hop term assumes, analysis/crossover.h). The setup then holds
-// the block, bytes, wavefront and prices crossover prints, and the model, step.tokens, mapping.grid and
-// mapping.placement, which it does not read, can neither change nor refuse its output (a 16x16 block
-// needs no wider model, a wavefront of 128 no longer step).
+// grid and the zigzag placement, fully spatial (the one the hop term assumes, analysis/crossover.h). The
+// setup then holds the block, bytes, wavefront and prices crossover prints, and the model, step.tokens,
+// mapping.grid, mapping.placement and mapping.stages, which it does not read, can neither change nor refuse
+// its output (a 16x16 block needs no wider model, a wavefront of 128 no longer step, one layer no fewer
+// stages).
 sim::Config one_layer_stand_in(const sim::Config& config) {
   const auto [rows, cols] = config.get_dims("mapping.block");
   // The block is the whole grid here: a block too large for a grid is named by its own key.
@@ -92,7 +93,8 @@ sim::Config one_layer_stand_in(const sim::Config& config) {
                                                         {"model.outputs", side},
                                                         {"step.tokens", tokens},
                                                         {"mapping.grid", "auto"},
-                                                        {"mapping.placement", "zigzag"}})
+                                                        {"mapping.placement", "zigzag"},
+                                                        {"mapping.stages", "0"}})
     stand_in.set(key, value, "crossover's one-layer stand-in");
   return stand_in;
 }

@@ -66,12 +66,12 @@ class TheoryCommand final : public Command {
   // outputs): given on the command line, they could not change a number, and are refused.
   bool reads(const std::string& key) const override {
     static const std::set<std::string, std::less<>> kPrinted = {
-        "model.kind",        "model.widths",       "model.depth",          "model.inputs",
-        "model.width",       "model.outputs",      "model.activation",     "model.loss",
-        "mapping.block",     "mapping.placement",  "mapping.grid",         "machine.topology",
-        "machine.act_bytes", "machine.psum_bytes", "machine.weight_bytes", "step.tokens",
-        "step.wavefront",    "energy.preset",      "energy.sram_pj",       "energy.flop_pj",
-        "backprop.xstash"};
+        "model.kind",       "model.widths",      "model.depth",        "model.inputs",
+        "model.width",      "model.outputs",     "model.activation",   "model.loss",
+        "mapping.block",    "mapping.placement", "mapping.stages",     "mapping.grid",
+        "machine.topology", "machine.act_bytes", "machine.psum_bytes", "machine.weight_bytes",
+        "step.tokens",      "step.wavefront",    "energy.preset",      "energy.sram_pj",
+        "energy.flop_pj",   "backprop.xstash"};
     return in_any_section(key, {"theory"}) || kPrinted.contains(key);
   }
   int execute(const sim::Config& config) override {

@@ -103,5 +103,32 @@ TEST(TheoryCommand, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// theory routes redistribution on the placement, so mapping.stages reaches its exact figures: 4 layers of
+// width 23 on one 3x4 stage send each element from output column j(e) back to lane entry i(e) of the same
+// block, (2 - i) + j hops; with 23 split 8, 8, 7 and 6, 6, 6, 5 that is 24 + 33 = 57 element-hops per
+// transfer, 3 transfers of 2 bytes: 342 byte-hops per token.
+TEST(TheoryCommand, ReadsPipelineStagesAndRoutesInsideAStage) {
+  const BinaryRun r =
+      run_binary("theory --model.widths=23,23,23,23,23 --mapping.block=3x4 --mapping.stages=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "forward redistribution = 342 byte-hops\n")) << r.out;
+  const BinaryRun square =
+      run_binary("theory --model.widths=24,24,24 --mapping.block=4x4 --mapping.stages=1");
+  ASSERT_EQ(square.exit_code, 0) << square.err;
+  EXPECT_FALSE(contains(square.out, "one hop per element")) << square.out;  // partitions match, stages do not
+}
+
+// crossover models one fully spatial layer: a config file's pipeline stages (for the runs it also serves)
+// neither change nor refuse it.
+TEST(TheoryCommand, CrossoverIgnoresAConfigFilesPipelineStages) {
+  const std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / "stages.ini";
+  std::ofstream(file) << "[mapping]\nstages = 3\n";
+  const BinaryRun staged = run_binary("crossover --config '" + file.string() + "'");
+  const BinaryRun plain = run_binary("crossover");
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  EXPECT_EQ(staged.out, plain.out);
+  std::filesystem::remove(file);
+}
+
 }  // namespace
 }  // namespace spatialsim::cli
