@@ -96,6 +96,12 @@ bool keep_pipeline_full(SweepPoint& p) {
 
 }  // namespace
 
+bool pipeline_full(const workloads::RunSetup& setup) {
+  const std::uint64_t wavefronts =
+      (std::uint64_t{setup.tokens} + setup.tokens_per_wavefront - 1) / setup.tokens_per_wavefront;
+  return wavefronts + 1 >= 2 * std::uint64_t{setup.model.layers()};
+}
+
 std::vector<Metric> sweep_metrics(const workloads::RunResult& result, const workloads::RunSetup& setup) {
   std::vector<Metric> metrics = run_metrics(result, setup.prices);
   const auto it = std::find_if(metrics.begin(), metrics.end(),
@@ -276,6 +282,10 @@ std::vector<SlopeRow> sweep_slopes(const SweepPlan& plan, const std::vector<Swee
             y.push_back(find_metric(rows[job].metrics, metric).as_double());
           }
           SlopeRow row{plan.schedules[s], axis.key, at, metric, fit_power_law(x, y), "fit"};
+          if (std::string_view(metric) == "peak_stash_bytes") {
+            for (std::size_t i = 0; i < y.size(); ++i)
+              if (x[i] > 0 && y[i] > 0 && !pipeline_full(plan.points[groups[at][i]].setup)) ++row.not_full;
+          }
           if (std::all_of(y.begin(), y.end(), [](double v) { return v == 0; })) {
             row.status = "no stash";
           } else if (!row.fit) {

@@ -43,6 +43,12 @@ struct SweepPoint {
   bool tokens_raised = false;  // step.tokens was raised so that G >= 2L (MODEL.md section 6)
 };
 
+// G >= 2L - 1: the step's G = ceil(step.tokens / step.wavefront) wavefronts fill the fully spatial
+// pipeline of L layers, so the peak stash can reach the L^2 form (MODEL.md section 6; layer 0's stash
+// lives 2L - 1 layer-latencies, so 2L - 1 wavefronts suffice, analysis::peak_stash_with_wavefronts);
+// with fewer the peak is the fill and drain's. plan_sweep's rule raises step.tokens to 2L wavefronts.
+bool pipeline_full(const workloads::RunSetup& setup);
+
 // One run: a point under one schedule. Jobs are point-major: job = point * schedules + schedule.
 struct SweepJob {
   std::size_t point = 0;
@@ -113,6 +119,9 @@ struct SlopeRow {
   std::string metric;
   std::optional<PowerLawFit> fit;
   std::string status;  // "fit", "no stash" (the metric is 0 at every point), "too few points"
+  // peak_stash_bytes only: of the fitted points (metric > 0), how many have G < 2L (!pipeline_full), so
+  // that the slope there is partly the fill and drain's, not the full pipeline's. 0 for other metrics.
+  std::size_t not_full = 0;
 };
 
 // Log-log slopes of kSlopeMetrics against every numeric axis with at least two distinct values, per

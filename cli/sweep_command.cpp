@@ -67,6 +67,7 @@ void print_points(std::ostream& out, const analysis::SweepPlan& plan,
   std::vector<std::string> head = {"point", "schedule"};
   for (const auto& a : plan.axes) head.push_back(a.key);
   head.push_back("tokens");
+  head.emplace_back("pipeline_full");  // G >= 2L - 1 (analysis::pipeline_full)
   for (const char* m : kShownMetrics) head.emplace_back(m);
   cells.push_back(head);
   for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
@@ -74,6 +75,7 @@ void print_points(std::ostream& out, const analysis::SweepPlan& plan,
     std::vector<std::string> row = {std::to_string(p.index), plan.jobs[j].schedule};
     for (const auto& v : p.values) row.push_back(v);
     row.push_back(std::to_string(p.setup.tokens) + (p.tokens_raised ? "*" : ""));
+    row.emplace_back(analysis::pipeline_full(p.setup) ? "yes" : "no");
     for (const char* m : kShownMetrics) row.push_back(metric_text(analysis::find_metric(rows[j].metrics, m)));
     cells.push_back(row);
   }
@@ -90,12 +92,17 @@ void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slop
     return;
   }
   bool any_at = false;
-  for (const auto& s : slopes) any_at = any_at || !s.at.empty();
+  bool any_not_full = false;
+  for (const auto& s : slopes) {
+    any_at = any_at || !s.at.empty();
+    any_not_full = any_not_full || s.not_full > 0;
+  }
   out << "log-log slopes (least squares over the points where the metric is > 0):\n";
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> head = {"schedule", "key"};
   if (any_at) head.emplace_back("at");
   for (const std::string h : {"metric", "slope", "points"}) head.push_back(h);
+  if (any_not_full) head.emplace_back("note");
   cells.push_back(head);
   for (const auto& s : slopes) {
     std::vector<std::string> row = {s.schedule, s.key};
@@ -109,6 +116,10 @@ void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slop
     } else {
       row.push_back(s.status);
       row.emplace_back("-");
+    }
+    if (s.fit && s.not_full > 0) {
+      row.push_back("G < 2L - 1 at " + std::to_string(s.not_full) + " of " + std::to_string(s.fit->points) +
+                    " points: the pipeline is not full there (MODEL.md section 6)");
     }
     cells.push_back(row);
   }

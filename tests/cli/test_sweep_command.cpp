@@ -134,6 +134,30 @@ TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepth
   EXPECT_TRUE(seen);
 }
 
+// With step.tokens set, the sweep does not raise it: G = 64 / 8 = 8 wavefronts fill 4 layers (8 >= 2L - 1)
+// but not 8, 16 or 32, so the peak-stash slope is partly the fill and drain's, and says so; the
+// in-flight slope does not depend on G and gets no note.
+TEST_F(SweepCommandTest, PeakStashSlopeSaysAtHowManyPointsThePipelineIsNotFull) {
+  const SweepRun r =
+      sweep("--sim.arith=none --vary model.depth=4,8,16,32 --step.tokens=64 --schedule backprop --out s.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string note = "G < 2L - 1 at 3 of 4 points: the pipeline is not full there (MODEL.md section 6)";
+  const std::size_t peak = r.out.find("backprop  model.depth  peak_stash_bytes");
+  ASSERT_NE(peak, std::string::npos) << r.out;
+  const std::string peak_line = r.out.substr(peak, r.out.find('\n', peak) - peak);
+  EXPECT_NE(peak_line.find(note), std::string::npos) << r.out;
+  const std::size_t inflight = r.out.find("backprop  model.depth  inflight_byte_cycles_per_token");
+  ASSERT_NE(inflight, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(inflight, r.out.find('\n', inflight) - inflight).find("G < 2L"), std::string::npos)
+      << r.out;
+  // The points table: 8 wavefronts fill 4 layers only.
+  EXPECT_NE(r.out.find("pipeline_full"), std::string::npos) << r.out;
+  for (const char* row :
+       {"0      backprop  4            64      yes", "1      backprop  8            64      no",
+        "3      backprop  32           64      no"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+}
+
 TEST_F(SweepCommandTest, ResumeOfAFinishedSweepRunsNothing) {
   ASSERT_EQ(sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5").exit_code, 0);
   const SweepRun r =
