@@ -69,6 +69,39 @@ void print_kinds(std::ostream& out, const std::string& title, const std::vector<
   }
 }
 
+// An integral figure as an integer, signed when `sign`; otherwise one decimal.
+std::string term_text(double v, bool sign) {
+  std::ostringstream s;
+  if (sign && v > 0) s << '+';
+  if (std::abs(v - std::round(v)) < 1e-6) {
+    s << static_cast<std::int64_t>(std::llround(v));
+  } else {
+    s << std::fixed << std::setprecision(1) << v;
+  }
+  return s.str();
+}
+
+void print_decomposition(std::ostream& out, const ByteHopsDecomposition& d, sim::Phase phase,
+                         double simulated_per_token) {
+  const bool forward = phase == sim::Phase::forward;
+  out << "    per token: MODEL.md section 9's b (d + k) sqrt(n) per layer and what it leaves out\n";
+  const auto line = [&](const std::string& label, double v, bool sign) {
+    out << "      " << std::left << std::setw(58) << label << std::right << std::setw(14)
+        << term_text(v, sign) << '\n';
+  };
+  line(forward ? "section 9 form, sum_l (b_a d_in + b_p d_out) sqrt(n)"
+               : "section 9 form, sum_l (b_a d_out + b_p d_in) sqrt(n)",
+       d.section9, false);
+  line("array edge (c - 1 links per lane, r - 1 per column)", d.array_edge, true);
+  if (!forward) line("layer 0's dX (not computed)", d.layer0_dx, true);
+  if (d.rebroadcast != 0) line("rebroadcast (backprop.xstash = rebroadcast)", d.rebroadcast, true);
+  line("redistribution between blocks (placement)", d.redistribution, true);
+  if (forward) line("host (inputs and targets across the grid edge)", d.host, true);
+  line("= sum", d.total(), false);
+  out << "      simulated " << term_text(simulated_per_token, false) << "; difference "
+      << term_text(simulated_per_token - d.total(), true) << "\n";
+}
+
 const workloads::RunResult* find(const std::vector<workloads::RunResult>& results, std::string_view name) {
   for (const auto& r : results)
     if (r.schedule == name) return &r;
@@ -103,6 +136,33 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
     out.push_back(std::move(r));
   }
   return out;
+}
+
+ByteHopsDecomposition byte_hops_decomposition(const std::vector<LayerGeometry>& layers,
+                                              const mappings::ElementBytes& bytes, sim::Phase phase,
+                                              bool rebroadcast, std::uint64_t redistribution_per_token,
+                                              std::uint64_t host_per_token) {
+  if (phase != sim::Phase::forward && phase != sim::Phase::backward)
+    throw std::invalid_argument("byte_hops_decomposition: forward or backward");
+  const bool forward = phase == sim::Phase::forward;
+  ByteHopsDecomposition d;
+  double exact = 0;  // lane + psum of every layer, layer 0's dX included
+  for (const LayerGeometry& g : layers) {
+    const double b_a = bytes.activation;
+    const double b_p = bytes.partial_sum;
+    // Forward: inputs (d_in) along c - 1 lane links, partial sums (d_out) down r - 1 column links.
+    // Backward: dY (d_out) down the columns, dX shares (d_in) along the rows.
+    const double along_lane = forward ? b_a * g.d_in : b_p * g.d_in;
+    const double down_column = forward ? b_p * g.d_out : b_a * g.d_out;
+    d.section9 += (along_lane + down_column) * std::sqrt(double(g.rows) * double(g.cols));
+    exact += along_lane * (g.cols - 1.0) + down_column * (g.rows - 1.0);
+    if (!forward && rebroadcast) d.rebroadcast += b_a * g.d_in * (g.cols - 1.0);
+  }
+  d.array_edge = exact - d.section9;
+  if (!forward) d.layer0_dx = -double(bytes.partial_sum) * layers.front().d_in * (layers.front().cols - 1.0);
+  d.redistribution = static_cast<double>(redistribution_per_token);
+  d.host = forward ? static_cast<double>(host_per_token) : 0.0;
+  return d;
 }
 
 double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
@@ -169,17 +229,28 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     const workloads::RunResult* r = find(results, name);
     if (r == nullptr) continue;
     out << name << " (T x steps = " << tokens << " tokens)\n";
-    print_kinds(out, "byte-hops, phase forward",
+    const auto per_token = [&](sim::Phase phase) {
+      return static_cast<double>(r->counters.byte_hops.phase_total(phase)) / static_cast<double>(tokens);
+    };
+    print_kinds(out, "byte-hops, phase forward (closed form: MODEL.md section 4's exact block count)",
                 byte_hops_beside_theory(r->counters, sim::Phase::forward,
                                         forward_block_byte_hops_per_token(layers, setup.bytes),
                                         redistribution, host, tokens));
+    print_decomposition(
+        out, byte_hops_decomposition(layers, setup.bytes, sim::Phase::forward, false, redistribution, host),
+        sim::Phase::forward, per_token(sim::Phase::forward));
     if (std::string_view(name) != "backprop") continue;
     print_kinds(out,
                 "byte-hops, phase backward (backprop.xstash = " +
-                    std::string(rebroadcast ? "rebroadcast" : "replicate") + ")",
+                    std::string(rebroadcast ? "rebroadcast" : "replicate") +
+                    "; closed form: MODEL.md section 4's exact block count)",
                 byte_hops_beside_theory(r->counters, sim::Phase::backward,
                                         backward_block_byte_hops_per_token(layers, setup.bytes, rebroadcast),
                                         redistribution, host, tokens));
+    print_decomposition(
+        out,
+        byte_hops_decomposition(layers, setup.bytes, sim::Phase::backward, rebroadcast, redistribution, host),
+        sim::Phase::backward, per_token(sim::Phase::backward));
 
     const bool nonlinear = setup.model.activation != mappings::Activation::identity;
     const auto stash = stash_bytes_per_token(layers, setup.bytes.activation, !rebroadcast, nonlinear);
@@ -191,7 +262,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     out << "  peak stash, bytes: simulated " << format_number(simulated)
         << "; fully spatial closed form sum_l (2 (L - l) - 1) T_g s_l " << format_number(full) << "\n"
         << "    pipeline fill and drain (G = " << G
-        << " wavefronts one per layer-latency, full needs 2L = " << 2 * layers.size()
+        << " wavefronts one per layer-latency, full needs 2L - 1 = " << 2 * layers.size() - 1
         << "): " << format_number(filled - full) << " -> " << format_number(filled) << "\n";
     // In cycles a layer-latency is its hops only when nothing else takes time; then the placement's
     // chains give it exactly, and the injection interval can be set against it.

@@ -2,12 +2,15 @@
 // The simulated counters beside the closed forms (MODEL.md section 9), with the difference split by cause
 // (docs/theory.md, "What the closed forms leave out"): `--theory_side_by_side` on `run` and `compare`.
 //
-// Byte-hops: the closed form is MODEL.md section 4 inside the blocks (lane, psum, rebroadcast), exact per
-// token (analysis/theory.h) times the tokens run; those kinds must match exactly. What the closed form
+// Byte-hops: the closed-form column is MODEL.md section 4 inside the blocks (lane, psum, rebroadcast), exact
+// per token (analysis/theory.h) times the tokens run; those kinds must match exactly. Below each table,
+// section 9's b (d + k) sqrt(n) per layer and the terms it leaves out (array edge, layer 0's dX,
+// rebroadcast, redistribution, host) add up to the simulated byte-hops per token. What the closed form
 // leaves out is attributed to its cause: redistribution between blocks (routed on the placement), host
 // traffic at the grid edge, and anything else (scalar loss traffic) as "not modelled".
 // In-flight storage: the fully spatial form with the pipeline full, the same form with only the G
-// wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L), then
+// wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L - 1, layer
+// 0's stash living 2L - 1 layer-latencies), then
 // with those wavefronts entering I cycles apart rather than one per layer-latency tau (the injection
 // interval against the layer latency; tau from the placement's forward chain, analysis::PlacementDepth),
 // and the rest (contention, and where inside a layer-latency a stash starts and ends) as residual.
@@ -16,7 +19,7 @@
 //
 // Usage:
 //   auto rows = byte_hops_beside_theory(result.counters, sim::Phase::forward, block_form, redist, host, T);
-//   double p = peak_stash_with_wavefronts(stash_per_token, T_g, G);   // == inflight_of_layers if G >= 2L
+//   double p = peak_stash_with_wavefronts(stash_per_token, T_g, G);   // == inflight_of_layers if G >= 2L - 1
 //   double q = peak_stash_with_wavefronts(stash_per_token, T_g, G, I / tau);  // ~ p tau / I
 //   write_theory_side_by_side(std::cout, config, setup, results);     // forward and backprop, mlp only
 
@@ -53,12 +56,33 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
                                                       std::uint64_t redistribution_per_token,
                                                       std::uint64_t host_per_token, std::uint64_t tokens);
 
+// MODEL.md section 9's byte-hops per token of one phase and what it leaves out, term by term, so that the
+// terms add up to what a run counts per token (with no scalar loss traffic). section9 is b (d + k) sqrt(n)
+// per layer (hops_per_flop x 2 d k FLOPs) with sqrt(n) = sqrt(r c): forward b_a d_in + b_p d_out (inputs
+// along the lanes, partial sums down the columns), backward b_a d_out + b_p d_in (dY down the columns, dX
+// shares along the rows). The block terms of byte_hops_beside_theory's closed-form column are
+// section9 + array_edge + layer0_dx (+ rebroadcast).
+struct ByteHopsDecomposition {
+  double section9 = 0;
+  double array_edge = 0;      // the blocks' lanes have c - 1 links and columns r - 1, not sqrt(n): < 0
+  double layer0_dx = 0;       // backward: layer 0's dX, b_p d_0 (c_0 - 1), is not computed: <= 0
+  double rebroadcast = 0;     // backward with xstash = rebroadcast: b_a d_in (c - 1) per layer
+  double redistribution = 0;  // between blocks, routed on the placement (per direction)
+  double host = 0;            // forward: the host's inputs and targets across the grid edge
+  double total() const { return section9 + array_edge + layer0_dx + rebroadcast + redistribution + host; }
+};
+// Contract: phase is forward or backward; redistribution and host per token as for byte_hops_beside_theory.
+ByteHopsDecomposition byte_hops_decomposition(const std::vector<LayerGeometry>& layers,
+                                              const mappings::ElementBytes& bytes, sim::Phase phase,
+                                              bool rebroadcast, std::uint64_t redistribution_per_token,
+                                              std::uint64_t host_per_token);
+
 // Peak stash bytes of a fully spatial mapping when only `wavefronts` wavefronts of `tokens_per_wavefront`
 // tokens enter, `spacing` layer-latencies apart: layer l's stash lives 2 (L - l) - 1 layer-latencies (the
 // seed 000 indexing of analysis::inflight_of_layers). With spacing 1 (the forms' one wavefront per
-// layer-latency) it equals inflight_of_layers(stash, T_g) once wavefronts >= 2L and is smaller before:
+// layer-latency) it equals inflight_of_layers(stash, T_g) once wavefronts >= 2L - 1 and is smaller before:
 // the pipeline fill and drain. A spacing s > 1 holds about 1/s as many wavefronts in flight, and needs
-// only about 2L / s of them to fill. Throws std::invalid_argument unless spacing > 0.
+// only about (2L - 1) / s of them to fill. Throws std::invalid_argument unless spacing > 0.
 double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
                                   std::uint64_t wavefronts, double spacing = 1.0);
 

@@ -15,14 +15,92 @@
 namespace spatialsim::analysis {
 namespace {
 
-TEST(TheorySideBySide, PeakStashReachesTheFullFormOnlyWith2LWavefronts) {
+TEST(TheorySideBySide, PeakStashReachesTheFullFormWith2LMinusOneWavefronts) {
   const std::vector<double> s{3, 5, 7};  // L = 3
   const double full = inflight_of_layers(s, 2);
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 6), full);   // G = 2L
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 6), full);  // G = 2L
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 5), full);  // already at G = 2L - 1
+  EXPECT_LT(peak_stash_with_wavefronts(s, 2, 4), full);
   EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 50), full);  // more changes nothing
   EXPECT_LT(peak_stash_with_wavefronts(s, 2, 2), full);
   // One wavefront: at t = 1 only layer 0 holds (0 < 1 <= 5); at t = 2 layers 0 and 1 (1 < 2 <= 3).
   EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 1), 2 * (3 + 5 + 7));
+}
+
+// Layer 0's stash lives 2L - 1 layer-latencies, so 2L - 1 wavefronts one per layer-latency are the
+// first to hold every layer's stash of the form at once, whatever the stash sizes; the printed threshold
+// says so.
+TEST(TheorySideBySide, FullFormNeeds2LMinusOneWavefrontsForAnyDepth) {
+  for (std::size_t L = 1; L <= 7; ++L) {
+    std::vector<double> s(L);
+    for (std::size_t l = 0; l < L; ++l) s[l] = double(1 + (7 * l) % 5);
+    const double full = inflight_of_layers(s, 1);
+    EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 1, 2 * L - 1), full) << L;
+    if (L > 1) EXPECT_LT(peak_stash_with_wavefronts(s, 1, 2 * L - 2), full) << L;
+  }
+  sim::Config config = cli::default_config();  // 4 layers
+  config.set("sim.arith", "none", "test");
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  std::ostringstream out;
+  write_theory_side_by_side(out, config, setup, {workloads::run_schedule(setup, config, "backprop")});
+  EXPECT_NE(out.str().find("full needs 2L - 1 = 7)"), std::string::npos) << out.str();
+}
+
+// MODEL.md section 9's byte-hops, b (d + k) sqrt(n) per layer, and the terms it leaves out, each counted
+// here by hand for 12 -> 20 -> 12 on 4 x 4 blocks (sqrt(n) = 4 links charged per lane and column, 3 in
+// the block), add up to the simulated byte-hops per token in both phases.
+TEST(TheorySideBySide, Section9FormAndItsOmissionsAddUpToTheSimulatedByteHops) {
+  for (const bool rebroadcast : {false, true}) {
+    sim::Config config = cli::default_config();
+    config.set("sim.arith", "none", "test");
+    config.set("model.widths", "12,20,12", "test");
+    config.set("mapping.block", "4x4", "test");
+    if (rebroadcast) config.set("backprop.xstash", "rebroadcast", "test");
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    const workloads::RunResult r = workloads::run_schedule(setup, config, "backprop");
+    const std::uint64_t T = setup.tokens;
+    const auto kind = [&](sim::Phase p, sim::MessageKind k) {
+      return r.counters.byte_hops.cells[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)] / T;
+    };
+    // b = 2: section 9 charges (12 + 20) x 2 bytes x 4 links per layer, 2 layers; the blocks have 3.
+    const std::int64_t section9 = 2 * (2 * 12 + 2 * 20) * 4;  // 512
+    const std::int64_t edge = -2 * (2 * 12 + 2 * 20) * 1;     // -128
+    const std::int64_t layer0_dx = -2 * 12 * 3;               // -72
+    const std::int64_t redistribution = 2 * 20;               // one hop per element, zigzag
+    const std::int64_t rebroadcast_hops = rebroadcast ? 2 * (12 + 20) * 3 : 0;
+    const auto host = static_cast<std::int64_t>(kind(sim::Phase::forward, sim::MessageKind::host));
+    ASSERT_GT(host, 0);
+    const std::int64_t forward = section9 + edge + redistribution + host;
+    const std::int64_t backward = section9 + edge + layer0_dx + rebroadcast_hops + redistribution;
+    ASSERT_EQ(r.counters.byte_hops.phase_total(sim::Phase::forward), std::uint64_t(forward) * T);
+    ASSERT_EQ(r.counters.byte_hops.phase_total(sim::Phase::backward), std::uint64_t(backward) * T);
+
+    std::ostringstream out;
+    write_theory_side_by_side(out, config, setup, {r});
+    const std::string text = out.str();
+    // Every term but the section 9 form is printed with its sign.
+    const auto term = [&](const std::string& label, std::int64_t v) {
+      const bool form = label.starts_with("section 9 form");
+      const std::size_t at = text.find(label);
+      if (at == std::string::npos) return std::string("no line ") + label;
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      const std::string value = (v > 0 && !form ? "+" : "") + std::to_string(v);
+      return line.size() >= value.size() && line.substr(line.size() - value.size()) == value ? std::string()
+                                                                                             : line;
+    };
+    EXPECT_EQ(term("section 9 form, sum_l (b_a d_in + b_p d_out) sqrt(n)", section9), "") << text;
+    EXPECT_EQ(term("section 9 form, sum_l (b_a d_out + b_p d_in) sqrt(n)", section9), "") << text;
+    EXPECT_EQ(term("array edge (c - 1 links per lane, r - 1 per column)", edge), "") << text;
+    EXPECT_EQ(term("layer 0's dX (not computed)", layer0_dx), "") << text;
+    EXPECT_EQ(term("host (inputs and targets across the grid edge)", host), "") << text;
+    EXPECT_EQ(text.find("rebroadcast (backprop.xstash") != std::string::npos, rebroadcast) << text;
+    if (rebroadcast)
+      EXPECT_EQ(term("rebroadcast (backprop.xstash = rebroadcast)", rebroadcast_hops), "") << text;
+    for (const std::int64_t total : {forward, backward})
+      EXPECT_NE(text.find("simulated " + std::to_string(total) + "; difference 0"), std::string::npos)
+          << total << "\n"
+          << text;
+  }
 }
 
 TEST(TheorySideBySide, WavefrontsFartherApartThanALayerLatencyHoldFewerInFlight) {
