@@ -157,7 +157,7 @@ class TheoryCommand final : public Command {
     const double P = static_cast<double>(p);
     out << "  inflight_fully_spatial = sum_l 2 (L - l) T_tau c d ~ L^2 T_tau c d\n";
     for (const auto& [stash, why] : {std::pair<double, const char*>{kStoreAllStash, "store-all, transformer"},
-                                     {kInputsOnlyStash, "inputs only"},
+                                     {kInputsOnlyStash, "seed 000's bf16 inputs only"},
                                      {c, "configured"}}) {
       out << "    c = " << full(stash) << " (" << why
           << "): " << bytes_text(analysis::inflight_fully_spatial(L, T_tau, stash, d))

@@ -38,7 +38,7 @@ TEST(TheoryCommand, SeedGridPrintsSeed000sFigures) {
   EXPECT_TRUE(contains(r.out, "hops_per_flop = (d + k) sqrt(n) / (d k) = 4.9e-3 byte-hops per FLOP"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "c = 34 (store-all, transformer): 37 GB (36507222016 bytes)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "c = 2 (inputs only): 2.1 GB (2147483648 bytes)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "c = 2 (seed 000's bf16 inputs only): 2.1 GB (2147483648 bytes)")) << r.out;
   EXPECT_TRUE(contains(r.out, "p = 8, c = 34 (store-all): 4.6 GB (4563402752 bytes)")) << r.out;
   EXPECT_TRUE(contains(r.out, "depth = 2 L sqrt(n) = 1024 hops")) << r.out;
   EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac = 10 ")) << r.out;
