@@ -165,7 +165,8 @@ RunSetup setup_from_config(const sim::Config& config) {
   }
 
   // Injection interval: the first block's latency for one wavefront (MODEL.md section 6): its hops, the
-  // serialization of one lane message when links are finite, and one tile's compute time.
+  // serialization of one lane message when links are finite, and one tile's compute time: for each layer
+  // the block holds, which with pipeline stages is every layer of the first stage (the longest).
   s.injection_interval = config.get_uint("step.interval");
   if (s.injection_interval > kMaxInterval)
     config.fail("step.interval", "must be at most " + std::to_string(kMaxInterval) + " cycles");
@@ -174,15 +175,20 @@ RunSetup setup_from_config(const sim::Config& config) {
     const std::uint32_t c0 = s.placement.blocks[0].cols;
     sim::Cycle interval = s.timing.hop_latency * (r0 + c0 - 1);
     const std::uint64_t d_in_slice = (layers[0].d_in + r0 - 1) / r0;
-    const std::uint64_t d_out_slice = (layers[0].d_out + c0 - 1) / c0;
     if (s.timing.link_bytes_per_cycle != 0) {
       const std::uint64_t lane_bytes =
           std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;
       interval += (lane_bytes + s.timing.link_bytes_per_cycle - 1) / s.timing.link_bytes_per_cycle;
     }
     if (s.timing.flops_per_cycle != 0) {
-      const std::uint64_t flops = 2ull * s.tokens_per_wavefront * d_in_slice * d_out_slice;
-      interval += (flops + s.timing.flops_per_cycle - 1) / s.timing.flops_per_cycle;
+      for (std::uint32_t l = 0; l < layer_count; ++l) {
+        if (s.placement.stages == 0 ? l > 0
+                                    : mappings::stage_of_layer(l, layer_count, s.placement.stages) > 0)
+          break;
+        const std::uint64_t flops = 2ull * s.tokens_per_wavefront * ((layers[l].d_in + r0 - 1) / r0) *
+                                    ((layers[l].d_out + c0 - 1) / c0);
+        interval += (flops + s.timing.flops_per_cycle - 1) / s.timing.flops_per_cycle;
+      }
     }
     s.injection_interval = interval;
   }

@@ -99,5 +99,22 @@ TEST(PipelineStages, AStagesLayersTakeTurnsOnItsTiles) {
   EXPECT_LT(spatial.counters.makespan_cycles, work);
 }
 
+// The default injection interval is the first block's latency for one wavefront; with stages that block
+// computes every layer of the first stage. 5 layers on 2 stages (layers 0-2 first), 3x2 blocks, 4 tokens,
+// 7 flops per cycle: hops 3 + 2 - 1 = 4, then ceil(2 x 4 x ceil(d_in / 3) x ceil(d_out / 2) / 7) per
+// layer: 13 -> 17 gives 360 flops, 52 cycles; 17 -> 9 gives 240, 35; 9 -> 11 gives 144, 21.
+TEST(PipelineStages, TheDefaultIntervalIsTheFirstStagesWorkPerWavefront) {
+  auto interval = [](const std::string& stages) {
+    return setup_from_config(
+               testing_support::config_with({"--model.widths=13,17,9,11,6,5", "--mapping.block=3x2",
+                                             "--mapping.stages=" + stages, "--step.wavefront=4",
+                                             "--machine.flops_per_cycle=7"}))
+        .injection_interval;
+  };
+  EXPECT_EQ(interval("2"), 4u + 52 + 35 + 21);
+  EXPECT_EQ(interval("0"), 4u + 52);  // fully spatial: layer 0 alone
+  EXPECT_EQ(interval("5"), 4u + 52);  // one layer per stage
+}
+
 }  // namespace
 }  // namespace spatialsim::workloads
