@@ -99,8 +99,13 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   if (!s.placement.blocks.empty())
     out << "; block " << s.placement.blocks[0].rows << "x" << s.placement.blocks[0].cols << " per layer";
   out << ", placement " << s.placement_name;
-  if (s.placement.stages != 0)
-    out << ", " << s.placement.stages << " pipeline stages (layers sharing a stage's block)";
+  if (const std::uint32_t p = s.placement.stages; p != 0) {
+    if (p == s.placement.blocks.size())
+      out << ", " << p << " pipeline stages of one layer each (fully spatial)";
+    else
+      out << ", " << p << (p == 1 ? " pipeline stage" : " pipeline stages")
+          << " (layers sharing a stage's block)";
+  }
   out << "\n";
   out << "step    " << s.tokens << " tokens in " << wavefronts << " wavefronts of " << s.tokens_per_wavefront
       << ", injected every " << s.injection_interval << " cycles; " << s.steps

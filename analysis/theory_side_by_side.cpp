@@ -95,7 +95,7 @@ void print_decomposition(std::ostream& out, const ByteHopsDecomposition& d, sim:
   line("array edge (c - 1 links per lane, r - 1 per column)", d.array_edge, true);
   if (!forward) line("layer 0's dX (not computed)", d.layer0_dx, true);
   if (d.rebroadcast != 0) line("rebroadcast (backprop.xstash = rebroadcast)", d.rebroadcast, true);
-  line("redistribution between blocks (placement)", d.redistribution, true);
+  line("redistribution between layers (placement)", d.redistribution, true);
   if (forward) line("host (inputs and targets across the grid edge)", d.host, true);
   line("= sum", d.total(), false);
   out << "      simulated " << term_text(simulated_per_token, false) << "; difference "
@@ -123,7 +123,7 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
     r.closed_form = block_term(block_form, kind) * tokens;
     if (kind == sim::MessageKind::redistribution) {
       r.explained = redistribution_per_token * tokens;
-      r.cause = "redistribution between blocks (placement)";
+      r.cause = "redistribution between layers (placement)";
     } else if (kind == sim::MessageKind::host) {
       r.explained = phase == sim::Phase::forward ? host_per_token * tokens : 0;
       r.cause = "edge hops (host inputs and targets)";

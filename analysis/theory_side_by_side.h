@@ -6,7 +6,7 @@
 // per token (analysis/theory.h) times the tokens run; those kinds must match exactly. Below each table,
 // section 9's b (d + k) sqrt(n) per layer and the terms it leaves out (array edge, layer 0's dX,
 // rebroadcast, redistribution, host) add up to the simulated byte-hops per token. What the closed form
-// leaves out is attributed to its cause: redistribution between blocks (routed on the placement), host
+// leaves out is attributed to its cause: redistribution between layers (routed on the placement), host
 // traffic at the grid edge, and anything else (scalar loss traffic) as "not modelled".
 // In-flight storage: the fully spatial form with the pipeline full, the same form with only the G
 // wavefronts the step has (pipeline fill and drain: it reaches the full form only when G >= 2L - 1, layer
@@ -67,7 +67,7 @@ struct ByteHopsDecomposition {
   double array_edge = 0;      // the blocks' lanes have c - 1 links and columns r - 1, not sqrt(n): < 0
   double layer0_dx = 0;       // backward: layer 0's dX, b_p d_0 (c_0 - 1), is not computed: <= 0
   double rebroadcast = 0;     // backward with xstash = rebroadcast: b_a d_in (c - 1) per layer
-  double redistribution = 0;  // between blocks, routed on the placement (per direction)
+  double redistribution = 0;  // between layers, routed on the placement (per direction)
   double host = 0;            // forward: the host's inputs and targets across the grid edge
   double total() const { return section9 + array_edge + layer0_dx + rebroadcast + redistribution + host; }
 };

@@ -133,7 +133,7 @@ class TheoryCommand final : public Command {
     out << "  hops_per_flop = "
         << (b_a == 2 && b_p == 2 ? "(d + k) sqrt(n) / (d k)" : "(b_a d + b_p k) sqrt(n) / (2 d k)") << " = "
         << analysis::two_significant(hpf) << " byte-hops per FLOP (" << full(hpf) << ")\n";
-    print_storage(out, L, p, T_tau, c, d);
+    print_storage(out, L, p, setup.placement.stages, T_tau, c, d);
     const double depth = analysis::depth_hops(L, n);
     out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
     const double reuse = analysis::reuse_threshold(e_sram, e_mac);
@@ -152,7 +152,9 @@ class TheoryCommand final : public Command {
   }
 
  private:
-  static void print_storage(std::ostream& out, double L, std::uint64_t p, double T_tau, double c, double d) {
+  // p: theory.pipeline_stages; mapped: mapping.stages (0: fully spatial), printed too when it differs.
+  static void print_storage(std::ostream& out, double L, std::uint64_t p, std::uint32_t mapped, double T_tau,
+                            double c, double d) {
     using analysis::StashSum;
     const double P = static_cast<double>(p);
     out << "  inflight_fully_spatial = sum_l 2 (L - l) T_tau c d ~ L^2 T_tau c d\n";
@@ -173,6 +175,10 @@ class TheoryCommand final : public Command {
         << "\n";
     out << "    p = " << p << ", c = " << full(c)
         << " (configured): " << bytes_text(analysis::inflight_pipeline(L, P, T_tau, c, d)) << "\n";
+    if (mapped != 0 && mapped != p) {
+      out << "    p = " << mapped << " (mapping.stages), c = " << full(c)
+          << " (configured): " << bytes_text(analysis::inflight_pipeline(L, mapped, T_tau, c, d)) << "\n";
+    }
   }
 
   static void print_exact(std::ostream& out, const sim::Config& config, const workloads::RunSetup& setup,
@@ -203,7 +209,7 @@ class TheoryCommand final : public Command {
         << "  forward psum = sum_l b_p d_out (r - 1) = " << fwd.psum << " byte-hops\n"
         << "  forward redistribution = " << fwd.redistribution << " byte-hops"
         << (analysis::partitions_match(layers) && setup.placement_name == "zigzag" &&
-                    setup.placement.stages == 0
+                    (setup.placement.stages == 0 || setup.placement.stages == layers.size())
                 ? " (one hop per element: zigzag with matching partitions)"
                 : "")
         << "\n  forward total = " << fwd.total() << " byte-hops; flops = 2 sum_l d_in d_out = " << flops
@@ -228,8 +234,21 @@ class TheoryCommand final : public Command {
         << "\n    inputs only (b_a d_in(l), no Z, no replication): "
         << bytes_text(analysis::inflight_of_layers(
                analysis::stash_bytes_per_token(layers, setup.bytes.activation, false, false), T_tau))
-        << "\n"
-        << "  per step (T = " << setup.tokens << " tokens): forward " << fwd.total() * T << ", host "
+        << "\n";
+    if (const std::uint32_t stages = setup.placement.stages; stages != 0) {
+      out << "  in-flight storage on the mapping.stages = " << stages
+          << " stages, as 1F1B holds it (stage s holds p - s wavefronts), sum_l (p - stage(l)) T_tau s_l: "
+             "replicate "
+          << bytes_text(analysis::inflight_1f1b(
+                 analysis::stash_bytes_per_token(layers, setup.bytes.activation, true, nonlinear), stages,
+                 T_tau))
+          << ", rebroadcast "
+          << bytes_text(analysis::inflight_1f1b(
+                 analysis::stash_bytes_per_token(layers, setup.bytes.activation, false, nonlinear), stages,
+                 T_tau))
+          << " (a run holds this when wavefronts enter one per stage's work: docs/theory.md)\n";
+    }
+    out << "  per step (T = " << setup.tokens << " tokens): forward " << fwd.total() * T << ", host "
         << host * T << ", backward " << bwd.total() * T << " byte-hops\n";
     const analysis::PlacementDepth depth = analysis::depth_on_placement(
         widths, setup.placement, grid, rebroadcast, setup.model.loss == workloads::Loss::cross_entropy);

@@ -159,6 +159,21 @@ TEST(ResultsTable, SetupHeader) {
   EXPECT_NE(h.find("64 tokens in 8 wavefronts of 8"), std::string::npos) << h;
   EXPECT_NE(h.find("arith   none"), std::string::npos) << h;
   EXPECT_NE(h.find("dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos) << h;
+  EXPECT_EQ(h.find("stage"), std::string::npos) << h;  // fully spatial: nothing said
+
+  // Pipeline stages: both layers on one stage's block; one layer per stage is the fully spatial mapping.
+  auto header_with_stages = [&](std::uint32_t stages) {
+    s.placement.stages = stages;
+    std::ostringstream o;
+    write_setup_header(o, s);
+    return o.str();
+  };
+  EXPECT_NE(
+      header_with_stages(1).find("placement zigzag, 1 pipeline stage (layers sharing a stage's block)\n"),
+      std::string::npos);
+  EXPECT_NE(
+      header_with_stages(2).find("placement zigzag, 2 pipeline stages of one layer each (fully spatial)\n"),
+      std::string::npos);
 }
 
 }  // namespace

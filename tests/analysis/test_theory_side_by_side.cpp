@@ -236,7 +236,7 @@ TEST(TheorySideBySide, SimulatedBackpropMatchesTheBlockFormsAndExplainsTheRest) 
   }
   std::ostringstream out;
   write_theory_side_by_side(out, config, setup, {r});
-  EXPECT_NE(out.str().find("redistribution between blocks (placement)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("redistribution between layers (placement)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("pipeline fill and drain"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("2 L sqrt(n)"), std::string::npos) << out.str();
 }

@@ -118,6 +118,19 @@ TEST(TheoryCommand, ReadsPipelineStagesAndRoutesInsideAStage) {
   EXPECT_FALSE(contains(square.out, "one hop per element")) << square.out;  // partitions match, stages do not
 }
 
+// With mapping.stages the closed form is also printed for that p, and the exact part sums the stash as 1F1B
+// holds it on those stages: 8 relu layers of 64 on 4 stages of 2, T_tau = 8, rebroadcast s_l = b_a 64 (X)
+// + b_a 64 (Z, not the last layer): 8 x (4 x 512 + 3 x 512 + 2 x 512 + 1 x (256 + 128)) = 39936 bytes.
+TEST(TheoryCommand, PrintsThePipelineFormsForTheMappedStages) {
+  const BinaryRun r = run_binary("theory --model.widths=64,64,64,64,64,64,64,64,64 --mapping.stages=4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "p = 4 (mapping.stages), c = 2 (configured): ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "rebroadcast 4.0e-5 GB (39936 bytes)")) << r.out;
+  const BinaryRun spatial = run_binary("theory --model.widths=64,64,64");
+  EXPECT_FALSE(contains(spatial.out, "(mapping.stages), c =")) << spatial.out;
+  EXPECT_FALSE(contains(spatial.out, "in-flight storage on the mapping.stages")) << spatial.out;
+}
+
 // crossover models one fully spatial layer: a config file's pipeline stages (for the runs it also serves)
 // neither change nor refuse it.
 TEST(TheoryCommand, CrossoverIgnoresAConfigFilesPipelineStages) {
