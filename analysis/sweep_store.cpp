@@ -315,11 +315,13 @@ void SweepStore::write_final(const std::vector<SweepRow>& rows, const std::vecto
                                        {"slope", ColumnType::float64, "1"},
                                        {"intercept", ColumnType::float64, "1"},
                                        {"points", ColumnType::uint64, "1"},
+                                       {"points_not_full", ColumnType::uint64, "1"},
                                        {"status", ColumnType::string, "", longest(statuses)}});
   const double none = std::numeric_limits<double>::quiet_NaN();
   for (const SlopeRow& s : slopes) {
     table.append({s.schedule, s.key, s.at, s.metric, s.fit ? s.fit->slope : none,
-                  s.fit ? s.fit->intercept : none, std::uint64_t{s.fit ? s.fit->points : 0}, s.status});
+                  s.fit ? s.fit->intercept : none, std::uint64_t{s.fit ? s.fit->points : 0},
+                  std::uint64_t{s.not_full}, s.status});
   }
   // The base configuration, for reproducing the sweep: every key as text.
   const sim::Config& base = m_plan.base;

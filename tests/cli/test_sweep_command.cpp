@@ -156,6 +156,15 @@ TEST_F(SweepCommandTest, PeakStashSlopeSaysAtHowManyPointsThePipelineIsNotFull) 
        {"0      backprop  4            64      yes", "1      backprop  8            64      no",
         "3      backprop  32           64      no"})
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  // The file keeps the count beside each slope, for whoever plots from it.
+  H5::H5File in(path("s.h5"), H5F_ACC_RDONLY);
+  const H5::Group slopes = in.openGroup("/sweep/slopes");
+  const auto metric = analysis::testing::read_fixed_strings(slopes.openDataSet("metric"));
+  const auto not_full = analysis::testing::read_all<std::uint64_t>(slopes.openDataSet("points_not_full"),
+                                                                   H5::PredType::NATIVE_UINT64);
+  ASSERT_EQ(metric.size(), not_full.size());
+  for (std::size_t i = 0; i < metric.size(); ++i)
+    EXPECT_EQ(not_full[i], metric[i] == "peak_stash_bytes" ? 3u : 0u) << metric[i];
 }
 
 TEST_F(SweepCommandTest, ResumeOfAFinishedSweepRunsNothing) {
