@@ -26,6 +26,7 @@
 #include "kernels/kernel_runner.h"
 #include "sim/counters.h"
 #include "sim/grid.h"
+#include "sim/machine_limits.h"
 #include "sim/option_spec.h"
 
 namespace spatialsim::cli {
@@ -102,6 +103,9 @@ class KernelCommand final : public Command {
         .element_bytes = element_bytes,
         .link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle"),
         .hop_latency = config.get_positive("machine.hop_latency")};
+    // The limit `run` applies (sim/machine_limits.h): a larger latency wraps the event clock.
+    if (machine.hop_latency > sim::kMaxHopLatency)
+      config.fail("machine.hop_latency", sim::hop_latency_limit());
 
     auto kernel = kernels::KernelRegistry::create(name, config);
     try {

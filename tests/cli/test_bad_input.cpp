@@ -184,6 +184,8 @@ const BadInputCase kCases[] = {
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
     {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},
     {"KernelGridBeyondTheTileLimit", "kernel --grid=100000x100000", "mapping.grid"},
+    {"KernelHopLatencyBeyondTheLimit", "kernel --grid=4x4 --machine.hop_latency=1048577",
+     "machine.hop_latency = \"1048577\" (from command line): must be at most 1048576 cycles per hop"},
     {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir",
      "out = \"outdir\" (from command line): is a directory", "", "", true},
     // --- sweep
