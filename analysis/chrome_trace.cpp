@@ -211,7 +211,9 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
     if (r.data == nullptr)
       throw std::logic_error("chrome trace: schedule " + r.schedule + " has no trace data");
   }
-  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+  // Through a symbolic link: the file it ends at is replaced, the link stays (output_target).
+  const std::string target = output_target(path);
+  const std::string temp = target + ".tmp-" + std::to_string(::getpid());
   PartialOutputGuard guard(temp, path);
   const auto fail = [&](const std::string& why) {
     std::remove(temp.c_str());
@@ -230,7 +232,7 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
     out.close();
     if (!out) fail("writing " + temp + " failed (disk full?)");
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
+  if (std::rename(temp.c_str(), target.c_str()) != 0)
     fail(std::string("cannot rename ") + temp + ": " + std::strerror(errno));
   guard.release();
 }

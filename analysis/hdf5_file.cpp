@@ -142,7 +142,8 @@ class Hdf5File::Impl {
 
   explicit Impl(std::string final_path)
       : m_final(std::move(final_path)),
-        m_temp(m_final + ".tmp-" + std::to_string(::getpid())),
+        m_target(output_target(m_final)),
+        m_temp(m_target + ".tmp-" + std::to_string(::getpid())),
         m_guard(m_temp, m_final) {  // registered before the file exists: no unprotected moment
     silence_hdf5();
     guarded("creating temporary file", m_temp, [&] { m_file.emplace(m_temp, H5F_ACC_TRUNC); });
@@ -254,6 +255,7 @@ class Hdf5File::Impl {
   }
 
   std::string m_final;
+  std::string m_target;  // m_final, or the file a link at m_final ends at: replaced, the link kept
   std::string m_temp;
   PartialOutputGuard m_guard;
   std::optional<H5::H5File> m_file;  // engaged once created; std::optional because H5File has no move
@@ -295,12 +297,19 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   if (dir_status.type() != fs::file_type::directory) {
     fail(dir.string() + " is not a directory; give a path in a writable directory");
   }
-  const fs::file_status existing = fs::status(target, ec);  // a link to a file is replaced, fine
+  // A symbolic link is written through (output_target): the file it ends at is replaced, the link stays.
+  // Not fs::status, which follows the link: a link to /proc/self/fd/1 looked like a regular file, and the
+  // rename replaced the link (as root, even /dev/stdout).
+  if (const std::string problem = link_problem(path); !problem.empty()) fail(problem);
+  const std::string written = output_target(path);
+  const fs::file_status existing = fs::symlink_status(written, ec);
   if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
     fail("exists and is not a regular file; give a new file name");
   }
-  if (const std::string refused = creation_refused(path); !refused.empty())
-    fail("cannot create files in directory " + dir.string() + " (" + refused +
+  const fs::path written_dir =
+      fs::path(written).parent_path().empty() ? fs::path(".") : fs::path(written).parent_path();
+  if (const std::string refused = creation_refused(written); !refused.empty())
+    fail("cannot create files in directory " + written_dir.string() + " (" + refused +
          "); give a path in a writable directory");
 }
 
@@ -461,14 +470,14 @@ void Hdf5File::commit() {
     f.fail("cannot sync " + f.m_temp + " (" + std::strerror(err) + ")");
   }
   ::close(fd);
-  if (std::rename(f.m_temp.c_str(), f.m_final.c_str()) != 0) {
+  if (std::rename(f.m_temp.c_str(), f.m_target.c_str()) != 0) {
     const int err = errno;
     f.fail("cannot rename " + f.m_temp + " to it (" + std::strerror(err) + ")");
   }
   f.m_committed = true;
   f.m_guard.release();
   // The rename itself lives in the directory: sync it too (best effort, some file systems refuse).
-  const fs::path dir = fs::path(f.m_final).parent_path();
+  const fs::path dir = fs::path(f.m_target).parent_path();
   const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);

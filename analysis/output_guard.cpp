@@ -95,6 +95,61 @@ std::string creation_refused(const std::string& probe_base) {
   return "";
 }
 
+namespace {
+
+// Follows `path`'s chain of symbolic links one link at a time. Returns the end of the chain and sets
+// `problem` to "" or to why the chain cannot be written through (see link_problem).
+std::filesystem::path follow_output_links(const std::string& path, std::string& problem) {
+  namespace fs = std::filesystem;
+  problem.clear();
+  fs::path current(path);
+  std::error_code ec;
+  // The kernel gives up after 40 links (ELOOP); so do we.
+  for (int links = 0; fs::is_symlink(fs::symlink_status(current, ec)); ++links) {
+    if (links == 40) {
+      problem = "is a symbolic link in a chain of more than 40 links (a loop?)";
+      return fs::path(path);
+    }
+    fs::path next = fs::read_symlink(current, ec);
+    if (ec) {
+      problem = "is a symbolic link that cannot be read (" + ec.message() + ")";
+      return fs::path(path);
+    }
+    if (next.is_relative()) next = current.parent_path() / next;
+    const fs::path dir = next.parent_path().empty() ? fs::path(".") : next.parent_path();
+    const std::string refused =
+        fs::is_directory(dir, ec) ? creation_refused((dir / ".").string()) : std::string("not a directory");
+    if (!refused.empty()) {
+      problem = "is a symbolic link to " + next.string() + ", in " + dir.string() +
+                ", which does not take new files (" + refused +
+                "); writing through the link would replace it or write where it points; give a regular file "
+                "or a new file name";
+      return fs::path(path);
+    }
+    current = next;
+  }
+  const fs::file_status end = fs::symlink_status(current, ec);
+  if (current != fs::path(path) && fs::exists(end) && end.type() != fs::file_type::regular) {
+    problem = "is a symbolic link to " + current.string() +
+              ", which is not a regular file; give a regular file or a new file name";
+    return fs::path(path);
+  }
+  return current;
+}
+
+}  // namespace
+
+std::string output_target(const std::string& path) {
+  std::string problem;
+  return follow_output_links(path, problem).string();
+}
+
+std::string link_problem(const std::string& path) {
+  std::string problem;
+  follow_output_links(path, problem);
+  return problem;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))

@@ -329,6 +329,45 @@ TEST_F(Hdf5FileTest, CheckWritableUnwritableDirectory) {
   EXPECT_FALSE(fs::exists("/proc/x.h5"));
 }
 
+// A symbolic link is looked at, not followed: a link to a process's stdout (or /dev/stdout) is refused, and
+// a link to a regular file is written through, so the file gets the results and the link stays a link.
+TEST_F(Hdf5FileTest, CheckWritableRefusesALinkIntoProc) {
+  fs::create_symlink("/proc/self/fd/1", path("stdout_link"));
+  const std::string message = check_writable_message(path("stdout_link"));
+  EXPECT_NE(message.find("is a symbolic link to /proc/self/fd/1"), std::string::npos) << message;
+  EXPECT_NE(message.find("give a regular file or a new file name"), std::string::npos) << message;
+  EXPECT_TRUE(fs::is_symlink(path("stdout_link")));
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"stdout_link"});
+}
+
+TEST_F(Hdf5FileTest, CheckWritableRefusesALinkToADirectoryOrADevice) {
+  fs::create_directory(path("sub"));
+  fs::create_directory_symlink(path("sub"), path("dir_link"));
+  fs::create_symlink("/dev/null", path("null_link"));
+  EXPECT_NE(check_writable_message(path("dir_link")).find("is a directory"), std::string::npos);
+  const std::string message = check_writable_message(path("null_link"));
+  EXPECT_NE(message.find("is a symbolic link to /dev/null"), std::string::npos) << message;
+}
+
+TEST_F(Hdf5FileTest, ALinkToARegularFileIsWrittenThroughAndStaysALink) {
+  fs::create_directory(path("sub"));
+  std::ofstream(path("sub/target.h5")) << "old";
+  fs::create_symlink("sub/target.h5", path("link.h5"));  // relative, like `ln -s sub/target.h5 link.h5`
+  fs::create_symlink(path("sub/new.h5"), path("dangling.h5"));
+  EXPECT_NO_THROW(Hdf5File::check_writable(path("link.h5")));
+  EXPECT_NO_THROW(Hdf5File::check_writable(path("dangling.h5")));
+  for (const char* name : {"link.h5", "dangling.h5"}) {
+    Hdf5File file(path(name));
+    file.write_scalar("/x", std::uint64_t{7}, "1");
+    file.commit();
+    EXPECT_TRUE(fs::is_symlink(path(name))) << name;
+  }
+  for (const char* name : {"sub/target.h5", "sub/new.h5"}) {
+    H5::H5File in(path(name), H5F_ACC_RDONLY);  // an HDF5 file now
+    EXPECT_TRUE(in.nameExists("/x")) << name;
+  }
+}
+
 TEST_F(Hdf5FileTest, CheckWritableRefusesEmptyAndSpecialFiles) {
   EXPECT_NE(check_writable_message("").find("empty path"), std::string::npos);
   EXPECT_NE(check_writable_message("/dev/null").find("not a regular file"), std::string::npos);

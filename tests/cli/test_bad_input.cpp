@@ -257,6 +257,32 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineNamingItAndLeavesNothing) {
 INSTANTIATE_TEST_SUITE_P(Table, BadInputTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<BadInputCase>& p) { return p.param.name; });
 
+// An output path that is a symbolic link: a link to the process's stdout is refused (it used to be
+// replaced by the results file, and as root `--out=/dev/stdout` replaced /dev/stdout); a link to a regular
+// file is written through and stays a link.
+class OutputLinkTest : public testing::BinaryRunTest {};
+
+TEST_F(OutputLinkTest, ALinkToStdoutIsRefusedAndStaysALink) {
+  std::filesystem::create_symlink("/proc/self/fd/1", path("l"));
+  for (const char* args : {"run --out=l", "run --chrome-trace=l", "kernel --grid=2x2 --out=l"}) {
+    const testing::BinaryRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("is a symbolic link to /proc/self/fd/1"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_TRUE(std::filesystem::is_symlink(path("l"))) << args;
+  }
+}
+
+TEST_F(OutputLinkTest, ALinkToARegularFileGetsTheResultsAndStaysALink) {
+  std::ofstream(path("results.h5")) << "old";
+  std::filesystem::create_symlink("results.h5", path("l.h5"));
+  const testing::BinaryRun r = run("run --out=l.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(path("l.h5")));
+  EXPECT_FALSE(uint_array("results.h5", "/runs/forward/tiles/byte_hops_sent").empty());
+}
+
 // The table is the reliability issue's minimum of 25 cases and then some; a shrinking table is a review
 // question, not a silent change.
 TEST(BadInputTable, HasAtLeastThirtyCases) {
