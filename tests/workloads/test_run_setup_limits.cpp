@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/counters.h"
 #include "sim/grid.h"
 #include "tests/workloads/network_test_support.h"
 #include "workloads/schedules/i_schedule.h"
@@ -95,6 +96,66 @@ TEST(RunSetupLimits, PassBoundOverEstimatesEveryCountOfRealRuns) {
         std::max({r.counters.byte_hops.total(), r.counters.total_flops(), r.counters.total_sram_bytes()}));
     EXPECT_LE(largest, bound) << schedule;
     EXPECT_GT(largest, 0.0L) << schedule;
+  }
+}
+
+// inflight_byte_cycles integrates the stash over time: a run whose stash times its length could pass 2^62
+// is refused before anything runs (this one counted 5170132372221329408, 2^64 too little).
+TEST(RunSetupLimits, StashByteCyclesThatCouldWrapAreRefusedNamingStepTokens) {
+  const std::vector<std::string> wide_and_slow = {"--machine.hop_latency=1048576",
+                                                  "--model.inputs=1048576",
+                                                  "--model.width=1048576",
+                                                  "--model.outputs=1048576",
+                                                  "--model.depth=16",
+                                                  "--mapping.block=64x64",
+                                                  "--step.tokens=3072",
+                                                  "--step.wavefront=8",
+                                                  "--sim.arith=none"};
+  try {
+    setup_from_config(config_with(wide_and_slow));
+    ADD_FAILURE() << "accepted a run whose inflight_byte_cycles wraps";
+  } catch (const sim::ConfigError& e) {
+    EXPECT_EQ(e.key(), "step.tokens") << e.what();
+    EXPECT_NE(std::string(e.what()).find("inflight_byte_cycles"), std::string::npos) << e.what();
+  }
+  // The seed grid's size (the largest shipped config) stays far below the bound.
+  std::vector<std::string> seed_grid = {
+      "--model.widths=4096,16384,4096,16384,4096,16384,4096,16384,4096,"
+      "16384,4096,16384,4096,16384,4096,16384,4096,16384,4096,16384,4096,"
+      "16384,4096,16384,4096,16384,4096,16384,4096,16384,4096,16384,4096",
+      "--step.tokens=16384", "--step.wavefront=256", "--mapping.block=16x16", "--machine.hop_latency=1"};
+  const RunSetup seed = setup_from_config(config_with(seed_grid));
+  EXPECT_LT(stash_bytes_bound(seed) * makespan_bound(seed), sim::kCountLimit / 8);
+}
+
+// The byte-cycle bounds are only useful if they bound: real runs' peak stash, makespan and byte-cycles stay
+// below them, on free and on finite links and compute, for every exact schedule.
+TEST(RunSetupLimits, StashAndMakespanBoundsOverEstimateRealRuns) {
+  const std::vector<std::string> base = {"--model.widths=11,13,13,10,7",
+                                         "--mapping.block=2x3",
+                                         "--step.tokens=23",
+                                         "--step.wavefront=2",
+                                         "--train.steps=2",
+                                         "--sim.arith=none",
+                                         "--revolve.slots=1",
+                                         "--step.interval=1"};
+  for (const bool finite : {false, true}) {
+    std::vector<std::string> overrides = base;
+    overrides.push_back(finite ? "--machine.link_bytes_per_cycle=1" : "--machine.link_bytes_per_cycle=0");
+    overrides.push_back(finite ? "--machine.flops_per_cycle=1" : "--machine.flops_per_cycle=0");
+    overrides.push_back("--machine.hop_latency=3");
+    const RunSetup setup = setup_from_config(config_with(overrides));
+    for (const char* schedule : {"backprop", "checkpoint", "revolve"}) {
+      const RunResult r = run_with(overrides, schedule);
+      const auto stash = static_cast<long double>(r.counters.peak_stash_bytes);
+      const auto makespan = static_cast<long double>(r.counters.makespan_cycles);
+      EXPECT_LE(stash, stash_bytes_bound(setup)) << schedule << " finite " << finite;
+      EXPECT_LE(makespan, makespan_bound(setup)) << schedule << " finite " << finite;
+      EXPECT_LE(static_cast<long double>(r.counters.inflight_byte_cycles),
+                stash_bytes_bound(setup) * makespan_bound(setup))
+          << schedule << " finite " << finite;
+      EXPECT_GT(stash, 0.0L) << schedule;
+    }
   }
 }
 
