@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "sim/option_spec.h"
+#include "workloads/reversible/reversible_model.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/training_run.h"
 
@@ -195,7 +196,10 @@ SweepPlan plan_sweep(const sim::Config& base) {
     try {
       p.setup = workloads::setup_from_config(p.config);
       if (fill_pipeline) p.tokens_raised = keep_pipeline_full(p);
-      for (const auto& s : plan.schedules) workloads::ScheduleRegistry::create(s, p.config);
+      for (const auto& s : plan.schedules) {
+        workloads::reversible::require_schedule_fits_model(p.setup.model, s);  // as run checks it
+        workloads::ScheduleRegistry::create(s, p.config);
+      }
     } catch (const sim::ConfigError& e) {
       fail_at_point(e, i, count, point_text(plan.axes, p.values));
     } catch (const std::invalid_argument& e) {  // bad input found by a component (docs/cli.md): exit 2 too

@@ -217,5 +217,25 @@ TEST_F(SweepCommandTest, ResumeOnARunFileIsRefusedWithOneLine) {
   EXPECT_EQ(std::filesystem::file_size(path("res.h5")), size);
 }
 
+// A schedule that does not run on a point's model kind is found while planning, with the point named,
+// before any job runs: no file and no directory of finished points.
+TEST_F(SweepCommandTest, ScheduleThatDoesNotFitAPointsModelIsRefusedBeforeAnyJob) {
+  const SweepRun r = sweep("--sim.arith=none --vary model.kind=mlp,reversible --out=s.h5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("spatialsim: error: sweep point 2 of 2 (model.kind=reversible): schedule: ", 0), 0u)
+      << r.err;
+  EXPECT_NE(r.err.find("does not run on a reversible model"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_FALSE(std::filesystem::exists(path("s.h5")));
+  EXPECT_FALSE(std::filesystem::exists(path("s.h5.points")));
+  const SweepRun two = sweep(
+      "--sim.arith=none --vary model.kind=reversible,mlp --schedule=forward,backprop --sim.threads=1 "
+      "--out=s.h5");
+  EXPECT_EQ(two.exit_code, 2) << two.err;
+  EXPECT_EQ(two.err.rfind("spatialsim: error: sweep point 1 of 2 (model.kind=reversible): ", 0), 0u)
+      << two.err;
+  EXPECT_TRUE(dir_entries().empty());
+}
+
 }  // namespace
 }  // namespace spatialsim::cli
