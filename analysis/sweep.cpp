@@ -162,9 +162,7 @@ SweepPlan plan_sweep(const sim::Config& base) {
   plan.base = base;
   plan.axes = parse_vary(base);
   plan.schedules = parse_schedules(base);
-  const std::uint64_t threads = base.get_uint("sim.threads");
-  if (threads > 4096) base.fail("sim.threads", "must be at most 4096 (0 = all cores)");
-  plan.threads = static_cast<std::uint32_t>(threads);
+  plan.threads = workloads::threads_from_config(base);
 
   std::size_t count = 1;
   for (const auto& a : plan.axes) {

@@ -61,6 +61,13 @@ constexpr std::uint64_t kMaxInterval = 0xFFFFFFFFull;
 
 }  // namespace
 
+std::uint32_t threads_from_config(const sim::Config& config) {
+  const std::uint64_t threads = config.get_uint("sim.threads");
+  if (threads > kMaxThreads)
+    config.fail("sim.threads", "must be at most " + std::to_string(kMaxThreads) + " (0 = all cores)");
+  return static_cast<std::uint32_t>(threads);
+}
+
 std::string_view name(Arithmetic a) {
   switch (a) {
     case Arithmetic::none:
@@ -113,7 +120,7 @@ RunSetup setup_from_config(const sim::Config& config) {
   const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
   s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
   s.seed = config.get_uint("sim.seed");
-  s.threads = to_u32(config, "sim.threads", config.get_uint("sim.threads"));
+  s.threads = threads_from_config(config);
 
   // Blocks: every dense layer (a reversible model's F and G included) gets the same r x c block, in
   // placement order; it must fit the layer (no silent shrinking).

@@ -45,6 +45,11 @@ struct RunSetup {
 
 RunSetup setup_from_config(const sim::Config& config);
 
+// sim.threads, at most kMaxThreads (far more than any machine's cores; a billion would not allocate): the
+// one check run, sweep and compare share. Throws sim::ConfigError naming sim.threads.
+inline constexpr std::uint32_t kMaxThreads = 4096;
+std::uint32_t threads_from_config(const sim::Config& config);
+
 // An over-estimate of what one pass of the network's values (forward, or one product of the backward)
 // over all the steps adds to the largest count (byte-hops, flops, SRAM bytes). setup_from_config refuses
 // setups whose exact schedules could reach that limit, and the forward-gradient schedules refuse tangent

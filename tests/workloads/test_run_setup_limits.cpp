@@ -49,6 +49,14 @@ TEST(RunSetupLimits, RefusesWhatCannotBeCountedAndAcceptsTheLimitItself) {
   EXPECT_EQ(refused_key({"--step.interval=4294967295"}), "");
 }
 
+// run used to accept up to 2^32 - 1 threads (a billion: std::bad_alloc) while sweep refused above 4096.
+TEST(RunSetupLimits, ThreadsAboveTheSweepsLimitAreRefusedByEveryCommand) {
+  EXPECT_EQ(refused_key({"--sim.threads=4097"}), "sim.threads");
+  EXPECT_EQ(refused_key({"--sim.threads=1000000000"}), "sim.threads");
+  EXPECT_EQ(refused_key({"--sim.threads=4096"}), "");
+  EXPECT_EQ(refused_key({"--sim.threads=0"}), "");
+}
+
 TEST(RunSetupLimits, GridConstructorRefusesMoreThanTheTileLimit) {
   EXPECT_THROW(sim::Grid(4096, 1025, sim::Topology::mesh), std::invalid_argument);
   EXPECT_NO_THROW(sim::Grid(4096, 2, sim::Topology::mesh));
