@@ -59,6 +59,21 @@ std::string dims(std::uint32_t a, std::uint32_t b) {
 constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
 constexpr std::uint64_t kMaxInterval = 0xFFFFFFFFull;
 
+// Real prices are below a few hundred pJ per unit (an off-chip DRAM byte costs tens of pJ; the presets are
+// all below 100), so 10^6 pJ (a microjoule per byte or flop) is beyond any machine while still far above
+// every preset; and with counts below 2^62 (sim::kCountLimit) the three energies sum to at most about
+// 1.4 x 10^25 pJ, so no energy can become inf or lose its meaning in a double.
+constexpr double kMaxPricePj = 1e6;
+
+double price_from_config(const sim::Config& config, const std::string& key) {
+  const double price = config.get_nonnegative_double(key);
+  if (!(price <= kMaxPricePj))
+    config.fail(key,
+                "must be at most 1e6 pJ (a microjoule per unit, beyond any real machine; the presets are "
+                "below 100): give the price in pJ, or leave it empty for the preset's");
+  return price;
+}
+
 }  // namespace
 
 std::uint32_t threads_from_config(const sim::Config& config) {
@@ -111,11 +126,9 @@ RunSetup setup_from_config(const sim::Config& config) {
   std::vector<std::string> presets;
   for (const auto& p : sim::energy_presets()) presets.push_back(p.name);
   s.prices = sim::energy_preset(config.get_choice("energy.preset", presets));
-  if (!config.raw("energy.hop_pj").empty()) s.prices.hop_pj = config.get_nonnegative_double("energy.hop_pj");
-  if (!config.raw("energy.sram_pj").empty())
-    s.prices.sram_pj = config.get_nonnegative_double("energy.sram_pj");
-  if (!config.raw("energy.flop_pj").empty())
-    s.prices.flop_pj = config.get_nonnegative_double("energy.flop_pj");
+  if (!config.raw("energy.hop_pj").empty()) s.prices.hop_pj = price_from_config(config, "energy.hop_pj");
+  if (!config.raw("energy.sram_pj").empty()) s.prices.sram_pj = price_from_config(config, "energy.sram_pj");
+  if (!config.raw("energy.flop_pj").empty()) s.prices.flop_pj = price_from_config(config, "energy.flop_pj");
 
   const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
   s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;

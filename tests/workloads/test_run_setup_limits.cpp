@@ -57,6 +57,17 @@ TEST(RunSetupLimits, ThreadsAboveTheSweepsLimitAreRefusedByEveryCommand) {
   EXPECT_EQ(refused_key({"--sim.threads=0"}), "");
 }
 
+// A price of 1e308 pJ made energy_pj inf in the table and the HDF5 file.
+TEST(RunSetupLimits, EnergyPricesThatWouldMakeAnEnergyAbsurdAreRefusedNamingTheirOption) {
+  for (const char* key : {"energy.hop_pj", "energy.sram_pj", "energy.flop_pj"}) {
+    const std::string k = key;
+    EXPECT_EQ(refused_key({"--" + k + "=1e308"}), k);
+    EXPECT_EQ(refused_key({"--" + k + "=1000001"}), k);
+    EXPECT_EQ(refused_key({"--" + k + "=1e6"}), "");
+    EXPECT_EQ(refused_key({"--" + k + "=0.5"}), "");
+  }
+}
+
 TEST(RunSetupLimits, GridConstructorRefusesMoreThanTheTileLimit) {
   EXPECT_THROW(sim::Grid(4096, 1025, sim::Topology::mesh), std::invalid_argument);
   EXPECT_NO_THROW(sim::Grid(4096, 2, sim::Topology::mesh));
