@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "sim/option_spec.h"
 #include "workloads/data.h"
+#include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
 
 namespace spatialsim::cli {
@@ -66,6 +67,22 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
     if (key == "data.mixture_spread" && teacher)
       return IgnoredOption{"is the mixture task's spread, and data.task = teacher", "set data.task=mixture"};
   }
+  // The learning rate and the optimizer are read by the update at the end of each step, which only the
+  // schedules that run a backward pass (Schedule::runs_backward) have: forward alone gives the same numbers
+  // whatever they are.
+  if ((key == "train.lr" || key == "train.optimizer") &&
+      std::none_of(schedules.begin(), schedules.end(), [&](const std::string& s) {
+        return workloads::ScheduleRegistry::create(s, config)->runs_backward();
+      }))
+    return IgnoredOption{"is read by the weight update, and schedule = " + config.raw("schedule") +
+                             " does not train (no backward pass, no update)",
+                         "add a schedule that trains, such as backprop, to schedule"};
+  // What to do when a tile holds more than machine.sram_bytes: with no capacity (0) nothing overflows.
+  if (key == "machine.on_overflow" && config.get_uint("machine.sram_bytes") == 0)
+    return IgnoredOption{
+        "says what to do when a tile holds more than machine.sram_bytes, and machine.sram_bytes "
+        "= 0 sets no capacity, so no tile overflows",
+        "set machine.sram_bytes to the tile's capacity in bytes"};
   // The side-by-side compares forward's and backprop's counters with the closed forms
   // (analysis/theory_side_by_side.h); for other schedules it has nothing to print.
   if (key == "theory_side_by_side" && config.get_bool(key) && !selected(schedules, "forward") &&

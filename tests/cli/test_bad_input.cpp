@@ -120,6 +120,17 @@ const BadInputCase kCases[] = {
     {"LearningRateInACountingSweep", "sweep --sim.arith=none --vary train.lr=0.1,0.2 --out=s.h5",
      "--vary train.lr: train.lr only changes the values computed, and counting mode (sim.arith = none) "
      "computes none; do not vary it, or set sim.arith=fp32 or fp64"},
+    {"LearningRateWithoutAScheduleThatTrains", "--schedule=forward --train.lr=0.3",
+     "train.lr is read by the weight update, and schedule = forward "
+     "does not train (no backward pass, no update); remove it or add a schedule that trains, such as "
+     "backprop, to schedule"},
+    {"OptimizerWithoutAScheduleThatTrains", "--schedule=forward --train.optimizer=adam", "train.optimizer"},
+    {"OverflowPolicyWithoutSramCapacity", "--machine.on_overflow=error",
+     "machine.on_overflow says what to do when a tile "
+     "holds more than machine.sram_bytes, and machine.sram_bytes = 0 sets no capacity, so no tile "
+     "overflows; remove it or set machine.sram_bytes to the tile's capacity in bytes"},
+    {"CompareOverflowPolicyWithoutSramCapacity", "compare --machine.on_overflow=error",
+     "machine.on_overflow"},
     {"TheorySideBySideWithoutForwardOrBackprop", "--theory_side_by_side --schedule=checkpoint",
      "theory_side_by_side compares forward's and backprop's counters with the closed forms, and schedule = "
      "checkpoint runs neither"},
