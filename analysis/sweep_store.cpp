@@ -129,6 +129,12 @@ void check_sweep_writable(const std::string& out, bool resume) {
   }
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(dir, ec);
+  // status follows a symbolic link: a dangling one reads as not found, yet the directory cannot be made.
+  if (status.type() == std::filesystem::file_type::not_found &&
+      std::filesystem::symlink_status(dir, ec).type() == std::filesystem::file_type::symlink) {
+    fail("the sweep keeps its finished points in " + dir +
+         ", which is a symbolic link to nothing; remove it, point it at a directory, or give another out");
+  }
   if (status.type() == std::filesystem::file_type::not_found) return;  // its directory accepts new files
   if (status.type() != std::filesystem::file_type::directory) {
     fail("the sweep keeps its finished points in " + dir +

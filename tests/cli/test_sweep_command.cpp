@@ -237,5 +237,18 @@ TEST_F(SweepCommandTest, ScheduleThatDoesNotFitAPointsModelIsRefusedBeforeAnyJob
   EXPECT_TRUE(dir_entries().empty());
 }
 
+// A dangling symbolic link where the sweep keeps its points: refused up front naming out (it was an
+// internal error, exit 1, after planning), and the link is left alone.
+TEST_F(SweepCommandTest, DanglingLinkWhereThePointsGoIsRefusedNamingOut) {
+  std::filesystem::create_symlink("nowhere", path("s.h5.points"));
+  const SweepRun r = sweep("--sim.arith=none --vary model.depth=2,3 --out=s.h5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("spatialsim: error: out = \"s.h5\"", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("symbolic link to nothing"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5.points"});
+  EXPECT_TRUE(std::filesystem::is_symlink(path("s.h5.points")));
+}
+
 }  // namespace
 }  // namespace spatialsim::cli
