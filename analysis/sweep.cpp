@@ -147,6 +147,11 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
       if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
         base.fail("sweep.vary", key + " lists the value " + value + " twice");
       const auto number = as_number(value);
+      // 2, 02 and +2 are one value of a numeric key: the same point twice.
+      for (std::size_t v = 0; number && v < axis.values.size(); ++v)
+        if (as_number(axis.values[v]) == number)
+          base.fail("sweep.vary", key + " lists " + axis.values[v] + " and " + value +
+                                      ", the same number twice; give each value once");
       axis.numeric = axis.numeric && number.has_value();
       axis.numbers.push_back(number.value_or(0.0));
       axis.values.push_back(value);

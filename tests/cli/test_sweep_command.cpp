@@ -250,5 +250,16 @@ TEST_F(SweepCommandTest, DanglingLinkWhereThePointsGoIsRefusedNamingOut) {
   EXPECT_TRUE(std::filesystem::is_symlink(path("s.h5.points")));
 }
 
+// 02 and +2 are the value 2 again: two identical points, refused like a value written twice.
+TEST_F(SweepCommandTest, ANumberWrittenTwoWaysIsARepeatedValue) {
+  for (const char* vary : {"model.depth=2,02", "model.depth=2,+2", "step.interval=1,1.0"}) {
+    const SweepRun r = sweep(std::string("--sim.arith=none --vary ") + vary + " --out=s.h5");
+    EXPECT_EQ(r.exit_code, 2) << vary << ": " << r.err;
+    EXPECT_NE(r.err.find("sweep.vary"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("twice"), std::string::npos) << r.err;
+    EXPECT_TRUE(dir_entries().empty());
+  }
+}
+
 }  // namespace
 }  // namespace spatialsim::cli
