@@ -14,6 +14,7 @@
 // depth-scaling runs, and machine.on_overflow = error.
 
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
@@ -42,7 +44,7 @@ namespace {
 const sim::OptionRegistration options{
     {"compare.depth_factors", "list",
      "compare: the in-flight scaling runs every schedule again at model.depth times each factor (1,2 = L "
-     "and 2L); a single factor skips the scaling test"},
+     "and 2L); 1 alone skips the scaling test (another single factor is refused)"},
     {"theory_side_by_side", "bool",
      "run and compare: also print forward's and backprop's byte-hops by kind, peak stash, in-flight "
      "byte-cycles and depth beside the closed forms, the difference split by cause (docs/theory.md)"},
@@ -59,6 +61,12 @@ std::string joined(const std::vector<std::string>& names, std::string_view separ
 std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                                                 const std::vector<std::string>& schedules) {
   const std::vector<std::uint64_t> factors = config.get_positive_list("compare.depth_factors");
+  // One factor other than 1 would be one more depth and no slope: it used to be dropped without a word.
+  if (factors.size() == 1 && factors[0] != 1)
+    config.fail("compare.depth_factors",
+                "gives one depth, and the scaling test needs at least two; give 1 to skip the test, or two "
+                "or more factors such as 1," +
+                    std::to_string(factors[0]));
   if (factors.size() < 2) return std::nullopt;
   if (!config.raw("model.widths").empty())
     config.fail("compare.depth_factors",
@@ -67,8 +75,29 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
   const std::uint64_t depth = config.get_positive("model.depth");
   std::string values;
   for (std::uint64_t f : factors) {
+    // Each depth must be one the model accepts: a product that wraps ran a small depth without a word (L =
+    // 8 for a factor of 2^62 + 2), and a refused one was blamed on model.depth "from sweep".
+    const std::string scaled =
+        f > std::numeric_limits<std::uint64_t>::max() / depth ? std::string() : std::to_string(depth * f);
+    std::string refused;
+    if (scaled.empty()) {
+      refused = "passes 2^64";
+    } else {
+      sim::Config probe = config;
+      probe.set("model.depth", scaled, "compare.depth_factors");
+      try {
+        workloads::model_from_config(probe);
+      } catch (const sim::ConfigError& e) {
+        refused = "is refused (" + std::string(e.what()) + ")";
+      }
+    }
+    if (!refused.empty())
+      config.fail("compare.depth_factors", "the factor " + std::to_string(f) + " makes the scaling runs' " +
+                                               "model.depth " + std::to_string(depth) + " x " +
+                                               std::to_string(f) + ", which " + refused +
+                                               "; give smaller factors");
     if (!values.empty()) values += ',';
-    values += std::to_string(depth * f);
+    values += scaled;
   }
   sim::Config base = config;
   base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");

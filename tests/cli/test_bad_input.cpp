@@ -164,6 +164,19 @@ const BadInputCase kCases[] = {
     {"RunRefusesACompareOption", "run --compare.depth_factors=1,2", "compare.depth_factors"},
     {"RunRefusesATheoryOption", "run --theory.tokens=3",
      "theory.tokens = \"3\" (from command line): is not read by `spatialsim run` (only theory reads it)"},
+    {"CompareDepthFactorThatWraps", "compare --compare.depth_factors=1,4611686018427387906",
+     "compare.depth_factors = \"1,4611686018427387906\" (from command line): the factor 4611686018427387906 "
+     "makes the scaling runs' model.depth 4 x 4611686018427387906, which passes 2^64; give smaller factors"},
+    {"CompareDepthFactorThatWrapsToZero", "compare --compare.depth_factors=1,4611686018427387904",
+     "the factor 4611686018427387904 makes the scaling runs' model.depth 4 x 4611686018427387904, which "
+     "passes 2^64"},
+    {"CompareDepthFactorBeyondTheLayerLimit", "compare --compare.depth_factors=1,25001",
+     "compare.depth_factors = \"1,25001\" (from command line): the factor 25001 makes the scaling runs' "
+     "model.depth 4 x 25001, which is refused (model.depth = \"100004\" (from compare.depth_factors): must "
+     "be at most 100000 layers)"},
+    {"CompareSingleDepthFactorOtherThanOne", "compare --compare.depth_factors=2",
+     "compare.depth_factors = \"2\" (from command line): gives one depth, and the scaling test needs at "
+     "least two; give 1 to skip the test, or two or more factors such as 1,2"},
     {"CompareRefusesATheoryOption", "compare --theory.stash_constant=34", "theory.stash_constant"},
     {"CompareRefusesTrace", "compare --trace", "trace"},
     {"CompareRefusesSchedule", "compare --schedule=backprop", "schedule"},
