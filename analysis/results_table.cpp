@@ -15,6 +15,9 @@ namespace {
 
 // "%.3e" gives "1.235e+06"; people read "1.235e6" faster, and trailing zeros ("1.200e+06") say nothing.
 std::string scientific(double v) {
+  // printf spells these "inf" and "nan", with no exponent to parse.
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.3e", v);
   const std::string s(buf);

@@ -369,6 +369,9 @@ std::uint64_t forward_flops_per_token(const std::vector<LayerGeometry>& layers) 
 
 std::string two_significant(double x) {
   if (x == 0) return "0";
+  // printf spells these "inf" and "nan", with no exponent to parse.
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   char buffer[64];
   // %.1e rounds first, so 99.6 becomes 1.0e+02 and is then printed in scientific form, not as "100".
   std::snprintf(buffer, sizeof buffer, "%.1e", x);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -44,16 +45,23 @@ const sim::OptionRegistration options{
 constexpr double kStoreAllStash = 34;
 constexpr double kInputsOnlyStash = 2;
 
-std::string bytes_text(double bytes) {
-  std::ostringstream s;
-  s << analysis::gigabytes(bytes) << " (" << std::llround(bytes) << " bytes)";
-  return s.str();
-}
-
 std::string full(double x) {
   std::ostringstream s;
   s.precision(10);
   s << x;
+  return s.str();
+}
+
+std::string bytes_text(double bytes) {
+  std::ostringstream s;
+  // llround is only defined below 2^63; above it the exact count is printed in full precision instead.
+  s << analysis::gigabytes(bytes) << " (";
+  if (bytes < 9.2e18) {
+    s << std::llround(bytes);
+  } else {
+    s << full(bytes);
+  }
+  s << " bytes)";
   return s.str();
 }
 
@@ -86,6 +94,8 @@ class TheoryCommand final : public Command {
     const std::uint64_t p = config.get_positive("theory.pipeline_stages");
     const std::uint64_t tokens_option = config.get_uint("theory.tokens");
     const double T_tau = tokens_option == 0 ? setup.tokens_per_wavefront : static_cast<double>(tokens_option);
+    require_finite_storage(config, L, static_cast<double>(p), setup.placement.stages, T_tau, c,
+                           analysis::representative_widths(widths).d);
 
     const analysis::RepresentativeWidths dk = analysis::representative_widths(widths);
     const double d = dk.d;
@@ -152,6 +162,27 @@ class TheoryCommand final : public Command {
   }
 
  private:
+  // The in-flight figures multiply c by L^2 T_tau d (or L p T_tau d): a c that makes one of them infinite is
+  // refused before anything is printed, with the largest c that keeps them all finite.
+  static void require_finite_storage(const sim::Config& config, double L, double p, std::uint32_t mapped,
+                                     double T_tau, double c, double d) {
+    using analysis::StashSum;
+    double per_unit_c = 0;
+    for (const double figure : {analysis::inflight_fully_spatial(L, T_tau, 1, d),
+                                analysis::inflight_fully_spatial(L, T_tau, 1, d, StashSum::from_zero),
+                                analysis::inflight_fully_spatial(L, T_tau, 1, d, StashSum::from_one),
+                                analysis::inflight_pipeline(L, p, T_tau, 1, d),
+                                analysis::inflight_pipeline(L, mapped, T_tau, 1, d)})
+      per_unit_c = std::max(per_unit_c, figure);
+    if (std::isfinite(per_unit_c * c)) return;
+    config.fail(
+        "theory.stash_constant",
+        "makes the in-flight figures (c x L^2 T_tau d and c x L p T_tau d / 2) pass the largest number "
+        "a double holds; give at most " +
+            analysis::two_significant(std::numeric_limits<double>::max() / per_unit_c) +
+            " bytes per token-layer-d");
+  }
+
   // p: theory.pipeline_stages; mapped: mapping.stages (0: fully spatial), printed too when it differs.
   static void print_storage(std::ostream& out, double L, std::uint64_t p, std::uint32_t mapped, double T_tau,
                             double c, double d) {

@@ -243,6 +243,8 @@ const BadInputCase kCases[] = {
     {"TheoryZeroStages", "theory --theory.pipeline_stages=0", "theory.pipeline_stages"},
     {"TheoryNegativeTokens", "theory --theory.tokens=-1", "theory.tokens"},
     {"TheoryNegativeStashConstant", "theory --theory.stash_constant=-2", "theory.stash_constant"},
+    {"TheoryStashConstantThatMakesAFigureInfinite", "theory --theory.stash_constant=1e305",
+     "theory.stash_constant = \"1e305\" (from command line): makes the in-flight figures"},
     // --- crossover
     {"CrossoverNegativeHbmRatio", "crossover --crossover.hbm_ratio=-5",
      "crossover.hbm_ratio = \"-5\" (from command line): must be a positive"},
