@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +124,20 @@ class CrossoverCommand final : public Command {
     analysis::CrossoverModel seed_on_grid = analysis::seed000_gpu_model(1, setup.prices.flop_pj);
     seed_on_grid.e_store_pj = setup.prices.sram_pj;
     const analysis::CrossoverModel gpu = analysis::seed000_gpu_model(ratio, setup.prices.flop_pj);
+
+    // Seed 000's two models price recomputing by its FLOPs alone: at 0 pJ per FLOP recomputing costs
+    // nothing and there is no crossover width. Refused before anything is printed.
+    for (const analysis::CrossoverModel* m : std::initializer_list<const analysis::CrossoverModel*>{
+             &inputs_only, &replicated, &seed_on_grid, &gpu}) {
+      try {
+        analysis::crossover_width(*m);
+      } catch (const std::invalid_argument&) {
+        config.fail("energy.flop_pj",
+                    "prices a FLOP at 0 pJ, and seed 000's crossover models price recomputing by its FLOPs "
+                    "alone, so recomputing would cost nothing and no crossover width exists; give a "
+                    "positive energy.flop_pj, or leave it empty for the preset's price");
+      }
+    }
 
     std::ostream& out = std::cout;
     out << "crossover: store versus recompute per token and layer, in energy (docs/crossover.md)\n"

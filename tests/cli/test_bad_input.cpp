@@ -248,6 +248,10 @@ const BadInputCase kCases[] = {
     // --- crossover
     {"CrossoverNegativeHbmRatio", "crossover --crossover.hbm_ratio=-5",
      "crossover.hbm_ratio = \"-5\" (from command line): must be a positive"},
+    {"CrossoverZeroFlopPrice", "crossover --energy.flop_pj=0",
+     "energy.flop_pj = \"0\" (from command line): prices a FLOP at 0 pJ, and seed 000's crossover models "
+     "price recomputing by its FLOPs alone, so recomputing would cost nothing and no crossover width exists; "
+     "give a positive energy.flop_pj, or leave it empty for the preset's price"},
     {"CrossoverZeroHbmRatio", "crossover --crossover.hbm_ratio=0",
      "crossover.hbm_ratio = \"0\" (from command line): must be a positive"},
 };
