@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sim/types.h"
@@ -65,8 +67,17 @@ struct TileCounters {
 
 namespace spatialsim::sim {
 
+// The one-line error for a storage integral past kCountLimit (StorageLedger::byte_cycles, and summed over
+// steps below): what passed, and the options that make it large.
+inline std::string byte_cycles_too_large(const std::string& what) {
+  return what +
+         " of this run passed 2^62, the largest count the simulator reports exactly; give fewer "
+         "step.tokens or train.steps, a smaller machine.hop_latency or step.interval, or narrower layers";
+}
+
 // Adds the counters of a step that ran after `total`'s: traffic, work, time and integrals add up; depth
-// and peaks take the larger value.
+// and peaks take the larger value. Throws std::invalid_argument if the summed storage integral reaches
+// kCountLimit (the other sums are bounded before a run starts, workloads::pass_bound).
 inline void accumulate_sequential(Counters& total, const Counters& step) {
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     for (std::size_t k = 0; k < kMessageKindCount; ++k) {
@@ -80,6 +91,8 @@ inline void accumulate_sequential(Counters& total, const Counters& step) {
   total.events += step.events;
   total.makespan_cycles += step.makespan_cycles;
   total.depth = std::max(total.depth, step.depth);
+  if (static_cast<long double>(total.inflight_byte_cycles) + step.inflight_byte_cycles >= kCountLimit)
+    throw std::invalid_argument(byte_cycles_too_large("inflight_byte_cycles, summed over the steps,"));
   total.inflight_byte_cycles += step.inflight_byte_cycles;
   total.peak_stash_bytes = std::max(total.peak_stash_bytes, step.peak_stash_bytes);
   total.peak_tile_stash_bytes = std::max(total.peak_tile_stash_bytes, step.peak_tile_stash_bytes);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/counters.h"
+
 namespace spatialsim::sim {
 
 StorageLedger::StorageLedger(std::uint32_t tile_count, std::uint64_t capacity_bytes_per_tile)
@@ -50,10 +52,20 @@ std::uint64_t StorageLedger::peak_tile(StorageCategory category) const {
   return peak;
 }
 
+std::uint64_t StorageLedger::byte_cycles(StorageCategory category) const {
+  const ByteCycles v = m_weighted[index(category)];
+  if (static_cast<long double>(v) >= kCountLimit) {
+    throw std::invalid_argument(byte_cycles_too_large(category == StorageCategory::stash
+                                                          ? "inflight_byte_cycles"
+                                                          : std::string(name(category)) + " byte-cycles"));
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
 void StorageLedger::finish(Cycle end) {
   advance_to(end);
   close_cycle();
-  for (std::size_t c = 0; c < kStorageCategoryCount; ++c) m_weighted[c] += m_total[c] * end;
+  for (std::size_t c = 0; c < kStorageCategoryCount; ++c) m_weighted[c] += ByteCycles{m_total[c]} * end;
   m_finished = true;
 }
 

@@ -44,7 +44,7 @@ class StorageLedger {
     TileState& t = m_tiles[tile];
     t.held[c] += bytes;
     m_total[c] += bytes;
-    m_weighted[c] -= bytes * now;
+    m_weighted[c] -= ByteCycles{bytes} * now;
     // Only a store can raise a peak: the categories stored to in this cycle, tile by tile, are looked at
     // when it closes.
     t.last_added = category;
@@ -58,7 +58,7 @@ class StorageLedger {
     if (t.held[c] < bytes) throw_over_release(tile, category, bytes);
     t.held[c] -= bytes;
     m_total[c] -= bytes;
-    m_weighted[c] += bytes * now;
+    m_weighted[c] += ByteCycles{bytes} * now;
   }
   // Closes the time integrals and the last cycle at `end` (the makespan). Further changes are a program
   // error.
@@ -68,8 +68,10 @@ class StorageLedger {
     return m_tiles[tile].held[index(category)];
   }
   std::uint64_t total(StorageCategory category) const { return m_total[index(category)]; }
-  // Integral over time of the total held in `category` (byte-cycles). Final after finish().
-  std::uint64_t byte_cycles(StorageCategory category) const { return m_weighted[index(category)]; }
+  // Integral over time of the total held in `category` (byte-cycles). Final after finish(). Throws
+  // std::invalid_argument, naming the options that make it large, if it reached 2^62 (kCountLimit, the
+  // largest count the simulator reports): it is summed exactly, so the test is exact too.
+  std::uint64_t byte_cycles(StorageCategory category) const;
   std::uint64_t peak_total(StorageCategory category) const { return m_peak_total[index(category)]; }
   // The largest peak of one tile (computed when asked: the event path keeps per-tile peaks only).
   std::uint64_t peak_tile(StorageCategory category) const;
@@ -113,8 +115,11 @@ class StorageLedger {
   std::array<std::uint64_t, kStorageCategoryCount> m_total{};
   // The integral of the total over time, kept without stepping through time: each byte adds
   // (release cycle - store cycle), so a store subtracts bytes * now and a release (or finish) adds it.
-  // Unsigned arithmetic wraps, and the final value is exact (it is a sum of non-negative terms).
-  std::array<std::uint64_t, kStorageCategoryCount> m_weighted{};
+  // Unsigned arithmetic wraps, and the final value is exact (it is a sum of non-negative terms) as long as
+  // it stays below 2^128: 128 bits, so that an integral past 2^64 (at most bytes < 2^64 times cycles
+  // < 2^64) is seen rather than wrapped. One wide multiply per change on the event path.
+  using ByteCycles = unsigned __int128;
+  std::array<ByteCycles, kStorageCategoryCount> m_weighted{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
   std::vector<StorageOverflow> m_overflows;
   std::vector<TileId> m_stored_this_cycle;

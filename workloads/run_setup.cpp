@@ -1,7 +1,6 @@
 #include "workloads/run_setup.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "mappings/placement/pipeline_stages.h"
@@ -231,74 +230,7 @@ RunSetup setup_from_config(const sim::Config& config) {
                     " and these layer widths a count could pass 2^62 and wrap; give fewer tokens or steps, "
                     "narrower layers or a smaller grid");
   }
-  // inflight_byte_cycles integrates the stash over time: bound the most that can be stashed at once times
-  // the longest the run can take, so that it cannot wrap either.
-  if (stash_bytes_bound(s) * makespan_bound(s) >= sim::kCountLimit) {
-    std::string key = "step.tokens";
-    for (const char* k : {"step.tokens", "train.steps", "machine.hop_latency", "step.interval"}) {
-      if (config.is_explicit(k)) {
-        key = k;
-        break;
-      }
-    }
-    config.fail(key, "makes this run too large to count: with step.tokens = " + std::to_string(s.tokens) +
-                         ", machine.hop_latency = " + std::to_string(s.timing.hop_latency) +
-                         " and an injection interval of " + std::to_string(s.injection_interval) +
-                         " cycles the stash's byte-cycles (inflight_byte_cycles) could pass 2^62 and wrap; "
-                         "give fewer tokens or steps, a smaller hop latency or interval, or narrower layers");
-  }
   return s;
-}
-
-long double stash_bytes_bound(const RunSetup& s) {
-  auto wide = [](std::uint64_t v) { return static_cast<long double>(v); };
-  // Per token, layer l stashes at most its input on every column of its block (replicate), a checkpoint of
-  // it and its output Z: (d_in + d_out)(c + 1) elements; doubled for a recomputed copy alive beside the
-  // original. Every wavefront of a step may be stashed at once; a step releases its stash before the next.
-  const long double bytes = wide(std::max({s.bytes.activation, s.bytes.partial_sum, s.bytes.weight}));
-  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
-  long double per_token = 0;
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const long double d_in = wide(layers[l].d_in), d_out = wide(layers[l].d_out);
-    per_token += 2 * bytes * (d_in + d_out) * (wide(s.placement.blocks[l].cols) + 1);
-  }
-  return wide(s.tokens) * per_token;
-}
-
-long double makespan_bound(const RunSetup& s) {
-  auto wide = [](std::uint64_t v) { return static_cast<long double>(v); };
-  // The last injection, then the 4 + L passes of the most recomputing schedule one after the other, each
-  // from the host through every layer's block and back (hop latencies: a pass's wavefronts travel
-  // together); and on finite links or compute, every wavefront's work on a pass queued behind the others',
-  // as if each layer's whole traffic crossed one link and its whole work ran on one tile.
-  const long double bytes = wide(std::max({s.bytes.activation, s.bytes.partial_sum, s.bytes.weight}));
-  const long double n = wide(s.tokens_per_wavefront);
-  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
-  // Hops: to and from the host, across each block, and between consecutive blocks (anchor to anchor plus
-  // both blocks' extents, so that any tile of one reaches any tile of the other; by the triangle inequality
-  // a message that skips layers travels no farther than the chain it skips).
-  long double hops = 2 * (wide(s.grid_width) + wide(s.grid_height) + 2);
-  long double queued = 0;  // per wavefront and pass
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    const mappings::BlockLayout& b = s.placement.blocks[l];
-    const long double extent = wide(b.rows) + wide(b.cols);
-    hops += extent;
-    if (l + 1 < layers.size()) {
-      const mappings::BlockLayout& next = s.placement.blocks[l + 1];
-      hops += std::abs(static_cast<long double>(b.anchor.x) - next.anchor.x) +
-              std::abs(static_cast<long double>(b.anchor.y) - next.anchor.y) + extent + wide(next.rows) +
-              wide(next.cols);
-    }
-    const long double d_in = wide(layers[l].d_in), d_out = wide(layers[l].d_out);
-    if (s.timing.link_bytes_per_cycle != 0)
-      queued += n * bytes * (d_in + d_out) * (extent + 1) / wide(s.timing.link_bytes_per_cycle) + extent + 1;
-    if (s.timing.flops_per_cycle != 0) queued += 2 * n * d_in * d_out / wide(s.timing.flops_per_cycle) + 1;
-  }
-  const long double wavefronts =
-      wide((std::uint64_t{s.tokens} + s.tokens_per_wavefront - 1) / s.tokens_per_wavefront);
-  const long double passes = 4 + wide(layers.size());
-  return wide(s.steps) * (wavefronts * wide(s.injection_interval) +
-                          passes * (wide(s.timing.hop_latency) * hops + wavefronts * queued));
 }
 
 long double pass_bound(const RunSetup& s) {

@@ -56,12 +56,6 @@ std::uint32_t threads_from_config(const sim::Config& config);
 // counts that could (sim::kCountLimit).
 long double pass_bound(const RunSetup& setup);
 
-// Over-estimates behind inflight_byte_cycles (stash bytes integrated over time): the most bytes all steps'
-// stashes can hold at once, and the longest the run can take in cycles. setup_from_config refuses setups
-// whose product could reach sim::kCountLimit.
-long double stash_bytes_bound(const RunSetup& setup);
-long double makespan_bound(const RunSetup& setup);
-
 std::string_view name(Arithmetic a);
 
 }  // namespace spatialsim::workloads
