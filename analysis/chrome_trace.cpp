@@ -213,7 +213,7 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
   }
   // Through a symbolic link: the file it ends at is replaced, the link stays (output_target).
   const std::string target = output_target(path);
-  const std::string temp = target + ".tmp-" + std::to_string(::getpid());
+  const std::string temp = temporary_path(target);
   PartialOutputGuard guard(temp, path);
   const auto fail = [&](const std::string& why) {
     std::remove(temp.c_str());

@@ -143,7 +143,7 @@ class Hdf5File::Impl {
   explicit Impl(std::string final_path)
       : m_final(std::move(final_path)),
         m_target(output_target(m_final)),
-        m_temp(m_target + ".tmp-" + std::to_string(::getpid())),
+        m_temp(temporary_path(m_target)),
         m_guard(m_temp, m_final) {  // registered before the file exists: no unprotected moment
     silence_hdf5();
     guarded("creating temporary file", m_temp, [&] { m_file.emplace(m_temp, H5F_ACC_TRUNC); });

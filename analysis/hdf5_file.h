@@ -47,7 +47,7 @@ using ArrayShape = std::vector<std::uint64_t>;
 class Hdf5File {
  public:
   // Checks, before a run, that `path` can be created: its directory exists and accepts new files and the
-  // path is not a directory. Creates and removes a probe file there ("<path>.probe-<pid>"), so nothing
+  // path is not a directory. Creates and removes a probe file there (".probe-<pid>"), so nothing
   // is left behind. `key` names the option in the message: `out = "/nope/x.h5": directory /nope does not
   // exist; give a path in a writable directory`; the error's problem() is the part after `": `.
   static void check_writable(const std::string& path, std::string_view key = "out");

@@ -87,7 +87,11 @@ std::filesystem::path resolved(const std::string& p) {
 }  // namespace
 
 std::string creation_refused(const std::string& probe_base) {
-  const std::string probe = probe_base + ".probe-" + std::to_string(::getpid());
+  // A short name beside probe_base, not probe_base + ".probe-<pid>": that passed NAME_MAX (255 bytes) for a
+  // legal name of 253, and a writable directory was reported as refusing files ("File name too long").
+  const std::filesystem::path dir = std::filesystem::path(probe_base).parent_path();
+  const std::string probe =
+      ((dir.empty() ? std::filesystem::path(".") : dir) / (".probe-" + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return std::strerror(errno);
   ::close(fd);
@@ -138,6 +142,15 @@ std::filesystem::path follow_output_links(const std::string& path, std::string& 
 }
 
 }  // namespace
+
+std::string temporary_path(const std::string& final_path) {
+  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  const std::filesystem::path final_name(final_path);
+  const std::string name = final_name.filename().string();
+  constexpr std::size_t kNameMax = 255;  // NAME_MAX on Linux file systems
+  if (name.size() + suffix.size() <= kNameMax) return final_path + suffix;
+  return (final_name.parent_path() / (name.substr(0, kNameMax - suffix.size()) + suffix)).string();
+}
 
 std::string output_target(const std::string& path) {
   std::string problem;

@@ -41,7 +41,12 @@ class OutputError : public std::runtime_error {
   std::string m_problem;
 };
 
-// Tries to create the file `probe_base` + ".probe-<pid>", and removes it: "" when that works, else the
+// The temporary name an output is written under before the rename: "<final_path>.tmp-<pid>", with the
+// file name cut so that the whole name stays within 255 bytes (a legal 253-byte name stays writable).
+std::string temporary_path(const std::string& final_path);
+
+// Tries to create the file ".probe-<pid>" in the directory of `probe_base` ("dir/" names dir), and
+// removes it: "" when that works, else the
 // system's reason. How output checks learn whether a directory takes new files: permission bits do not tell
 // the whole story (root ignores them, read-only mounts, /proc).
 std::string creation_refused(const std::string& probe_base);

@@ -100,6 +100,14 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
   // none), so hand it over as `--key ""`.
   std::vector<std::string> tokens;
   for (const auto& a : args) {
+    // Boost strips every leading '-' of an unknown option, so `---model.depth=3` read as model.depth "not
+    // read by any component", and `--=3` as a stray "3": say what is wrong with the spelling instead.
+    if (a.starts_with("---"))
+      throw sim::ConfigError("", "option " + a.substr(0, a.find('=')) +
+                                     " (command line) starts with three dashes; write --" +
+                                     a.substr(a.find_first_not_of('-')));
+    if (a.starts_with("--=") || a.starts_with("-="))
+      throw sim::ConfigError("", "option " + a + " (command line) has no name before '='; write --KEY=VALUE");
     if (a.size() > 3 && a.starts_with("--") && a.find('=') == a.size() - 1) {
       tokens.push_back(a.substr(0, a.size() - 1));
       tokens.emplace_back();

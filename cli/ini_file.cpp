@@ -37,14 +37,17 @@ bool is_dotted_name(std::string_view s) {
   }
 }
 
-// The offending text, escaped and cut, so that an error about arbitrary bytes is still one line.
+// The offending text, escaped (\xNN for control and non-ASCII bytes) and cut, so that an error about
+// arbitrary bytes is still one line.
 std::string shown(std::string_view text) {
   constexpr std::size_t kMaxShown = 60;
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
   for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+    // Bytes past ASCII too: keys and section names are ASCII, and a stray byte-order mark or invalid UTF-8
+    // would otherwise reach the terminal raw (an invisible BOM reads as a key that looks right).
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 0xf];

@@ -329,6 +329,18 @@ TEST_F(Hdf5FileTest, CheckWritableUnwritableDirectory) {
   EXPECT_FALSE(fs::exists("/proc/x.h5"));
 }
 
+// A file name of 253 bytes is legal (NAME_MAX is 255): the probe and the temporary file must not append
+// to it past the limit (the probe's "<name>.probe-<pid>" made check_writable refuse the directory).
+TEST_F(Hdf5FileTest, ALongLegalFileNameIsWritable) {
+  const std::string name(253, 'a');
+  EXPECT_NO_THROW(Hdf5File::check_writable(path(name)));
+  EXPECT_TRUE(dir_entries().empty());
+  Hdf5File file(path(name));
+  file.write_scalar("/x", std::uint64_t{7}, "1");
+  file.commit();
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{name});
+}
+
 // A symbolic link is looked at, not followed: a link to a process's stdout (or /dev/stdout) is refused, and
 // a link to a regular file is written through, so the file gets the results and the link stays a link.
 TEST_F(Hdf5FileTest, CheckWritableRefusesALinkIntoProc) {

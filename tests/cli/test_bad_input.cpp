@@ -45,6 +45,10 @@ const BadInputCase kCases[] = {
     {"SplitOutsideTheNetwork", "--schedule=split-fg --splitfg.split=4", "splitfg.split"},
     {"NegativeRho", "--schedule=split-fg --splitfg.rho=-1", "splitfg.rho"},
     {"StrayArgument", "run stray", "\"stray\""},
+    {"ThreeDashes", "run ---model.depth=3",
+     "option ---model.depth (command line) starts with three dashes; write --model.depth=3"},
+    {"OptionWithoutAName", "run --=3",
+     "option --=3 (command line) has no name before '='; write --KEY=VALUE"},
     {"OptionWithoutValue", "--model.depth --model.width=3", "--model.depth"},
     {"SameKeyTwice", "--grid=4x4 --mapping.grid=4x4", "mapping.grid"},
     // --- schedules

@@ -117,6 +117,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadIni{"x\x01y = 1\n",
                "run.ini:1: a key must be letters, digits, '_' or '-' (dots between parts allowed here), got "
                "\"x\\x01y\""},
+        BadIni{"model.depth = 4\n\xEF\xBB\xBFmodel.width = 8\n",
+               "run.ini:2: a key must be letters, digits, '_' or '-' (dots between parts allowed here), got "
+               "\"\\xef\\xbb\\xbfmodel.width\""},
+        BadIni{
+            "[m\xff]\n",
+            "run.ini:1: a section name must be letters, digits, '_' or '-' (no nesting), got \"[m\\xff]\""},
         BadIni{"]\n", "run.ini:1: expected \"key = value\", \"[section]\" or a comment, got \"]\""}));
 
 TEST(IniFile, ApplySetsOriginsWithLineNumbers) {
