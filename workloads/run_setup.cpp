@@ -5,6 +5,7 @@
 
 #include "mappings/placement/pipeline_stages.h"
 #include "sim/counters.h"
+#include "sim/machine_limits.h"
 #include "sim/option_spec.h"
 #include "workloads/optimizers/i_optimizer.h"
 
@@ -53,9 +54,8 @@ std::string dims(std::uint32_t a, std::uint32_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
 }
 
-// Limits on the machine's timing, so that no cycle count can wrap: a million cycles per hop, 2^32 cycles
-// between wavefronts.
-constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
+// At most 2^32 cycles between wavefronts, so that no cycle count can wrap (the hop latency's limit is
+// sim::kMaxHopLatency, which the kernel command applies too).
 constexpr std::uint64_t kMaxInterval = 0xFFFFFFFFull;
 
 // Real prices are below a few hundred pJ per unit (an off-chip DRAM byte costs tens of pJ; the presets are
@@ -111,9 +111,8 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
                                                                                   : sim::Topology::torus;
   s.timing.hop_latency = config.get_positive("machine.hop_latency");
-  if (s.timing.hop_latency > kMaxHopLatency)
-    config.fail("machine.hop_latency",
-                "must be at most " + std::to_string(kMaxHopLatency) + " cycles per hop");
+  if (s.timing.hop_latency > sim::kMaxHopLatency)
+    config.fail("machine.hop_latency", sim::hop_latency_limit());
   s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
   s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");
   s.timing.sram_bytes_per_tile = config.get_uint("machine.sram_bytes");
