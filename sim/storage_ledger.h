@@ -118,7 +118,8 @@ class StorageLedger {
   // Unsigned arithmetic wraps, and the final value is exact (it is a sum of non-negative terms) as long as
   // it stays below 2^128: 128 bits, so that an integral past 2^64 (at most bytes < 2^64 times cycles
   // < 2^64) is seen rather than wrapped. One wide multiply per change on the event path.
-  using ByteCycles = unsigned __int128;
+  // (__extension__: a GCC and Clang type that -Wpedantic would otherwise warn about in every file.)
+  __extension__ typedef unsigned __int128 ByteCycles;
   std::array<ByteCycles, kStorageCategoryCount> m_weighted{};
   std::array<std::uint64_t, kStorageCategoryCount> m_peak_total{};
   std::vector<StorageOverflow> m_overflows;

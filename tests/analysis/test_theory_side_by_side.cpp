@@ -36,7 +36,9 @@ TEST(TheorySideBySide, FullFormNeeds2LMinusOneWavefrontsForAnyDepth) {
     for (std::size_t l = 0; l < L; ++l) s[l] = double(1 + (7 * l) % 5);
     const double full = inflight_of_layers(s, 1);
     EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 1, 2 * L - 1), full) << L;
-    if (L > 1) EXPECT_LT(peak_stash_with_wavefronts(s, 1, 2 * L - 2), full) << L;
+    if (L > 1) {
+      EXPECT_LT(peak_stash_with_wavefronts(s, 1, 2 * L - 2), full) << L;
+    }
   }
   sim::Config config = cli::default_config();  // 4 layers
   config.set("sim.arith", "none", "test");
@@ -94,8 +96,9 @@ TEST(TheorySideBySide, Section9FormAndItsOmissionsAddUpToTheSimulatedByteHops) {
     EXPECT_EQ(term("layer 0's dX (not computed)", layer0_dx), "") << text;
     EXPECT_EQ(term("host (inputs and targets across the grid edge)", host), "") << text;
     EXPECT_EQ(text.find("rebroadcast (backprop.xstash") != std::string::npos, rebroadcast) << text;
-    if (rebroadcast)
+    if (rebroadcast) {
       EXPECT_EQ(term("rebroadcast (backprop.xstash = rebroadcast)", rebroadcast_hops), "") << text;
+    }
     for (const std::int64_t total : {forward, backward})
       EXPECT_NE(text.find("simulated " + std::to_string(total) + "; difference 0"), std::string::npos)
           << total << "\n"
@@ -207,9 +210,9 @@ TEST(TheorySideBySide, PipelineStagesHoldWhatThe1F1BSumCounts) {
     previous = simulated;
     std::ostringstream out;
     write_theory_side_by_side(out, config, setup, {r});
-    for (const std::string s : {"pipeline, mapping.stages = " + std::to_string(p),
-                                "about " + std::to_string(3 * 144 * longest_stage - (p == 1 ? 144 : 0)) +
-                                    " cycles of compute per wavefront on the busiest stage"})
+    for (const std::string& s : {"pipeline, mapping.stages = " + std::to_string(p),
+                                 "about " + std::to_string(3 * 144 * longest_stage - (p == 1 ? 144 : 0)) +
+                                     " cycles of compute per wavefront on the busiest stage"})
       EXPECT_NE(out.str().find(s), std::string::npos) << s << "\n" << out.str();
   }
 }

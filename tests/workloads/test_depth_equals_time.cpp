@@ -60,9 +60,9 @@ INSTANTIATE_TEST_SUITE_P(
                       DepthCase{"reversible",
                                 {"--model.kind=reversible", "--model.inputs=7", "--model.width=10",
                                  "--model.depth=3", "--model.outputs=5", "--mapping.block=2x3"}}),
-    [](const ::testing::TestParamInfo<DepthCase>& info) {
-      std::string name = info.param.schedule;
-      for (const std::string& o : info.param.options)
+    [](const ::testing::TestParamInfo<DepthCase>& test) {
+      std::string name = test.param.schedule;
+      for (const std::string& o : test.param.options)
         if (o.find("segment") != std::string::npos || o.find("slots") != std::string::npos ||
             o.find("xstash") != std::string::npos || o.find("placement") != std::string::npos)
           name += "_" + o.substr(o.find('=') + 1);
