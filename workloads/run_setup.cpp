@@ -200,10 +200,8 @@ RunSetup setup_from_config(const sim::Config& config) {
       interval += (lane_bytes + s.timing.link_bytes_per_cycle - 1) / s.timing.link_bytes_per_cycle;
     }
     if (s.timing.flops_per_cycle != 0) {
-      for (std::uint32_t l = 0; l < layer_count; ++l) {
-        if (s.placement.stages == 0 ? l > 0
-                                    : mappings::stage_of_layer(l, layer_count, s.placement.stages) > 0)
-          break;
+      // The layers the first block holds: layer 0 alone, or the first stage's, which share its block.
+      for (std::uint32_t l = 0; l < layer_count && s.placement.blocks[l] == s.placement.blocks[0]; ++l) {
         const std::uint64_t flops = 2ull * s.tokens_per_wavefront * ((layers[l].d_in + r0 - 1) / r0) *
                                     ((layers[l].d_out + c0 - 1) / c0);
         interval += (flops + s.timing.flops_per_cycle - 1) / s.timing.flops_per_cycle;
