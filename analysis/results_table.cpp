@@ -87,8 +87,8 @@ std::string format_number(double value) {
 }
 
 std::string format_ratio(double numerator, double denominator) {
-  if (denominator == 0 || !std::isfinite(denominator) || !std::isfinite(numerator)) return "-";
-  const double r = numerator / denominator;
+  const double r = ratio_to_forward(numerator, denominator);
+  if (std::isnan(r)) return "-";
   const double a = std::abs(r);
   return r == 0 || (a >= 1e-3 && a < 1e4) ? general(r, 4) : scientific(r);
 }

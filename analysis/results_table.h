@@ -31,7 +31,7 @@ std::string format_number(std::uint64_t value);
 // NaN as "-"; |v| in [1e-3, 1e6) with up to 6 significant digits ("0.125", "1234.5"); otherwise
 // "1.235e6" / "2.5e-4".
 std::string format_number(double value);
-// A ratio with up to 4 significant digits ("2.8", "1", "0.3333"); "-" when it is not defined.
+// ratio_to_forward with up to 4 significant digits ("2.8", "1", "0.3333"); "-" when it is not defined.
 std::string format_ratio(double numerator, double denominator);
 
 // "model", "grid", "step", "arith" and "energy" lines: widths, grid WxH and topology, block and

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -145,7 +144,7 @@ void write_ratios_to_forward(Hdf5File& file, std::string_view group, const workl
     if (!m.machine_cost) continue;
     const double f = find_metric(base, m.name).as_double();
     names.push_back(m.name);
-    ratios.push_back(f != 0 ? m.as_double() / f : std::numeric_limits<double>::quiet_NaN());
+    ratios.push_back(ratio_to_forward(m.as_double(), f));
   }
   const std::string g = std::string(group) + "/to_forward";
   file.write_strings(g + "/metrics", names);

@@ -1,6 +1,7 @@
 #include "analysis/run_metrics.h"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -73,6 +74,12 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("events_per_second", "events/s",
       r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0, false);
   return m;
+}
+
+double ratio_to_forward(double cost, double forward_cost) {
+  if (forward_cost == 0 || !std::isfinite(forward_cost) || !std::isfinite(cost))
+    return std::numeric_limits<double>::quiet_NaN();
+  return cost / forward_cost;
 }
 
 const Metric& find_metric(const std::vector<Metric>& metrics, const std::string& name) {

@@ -43,6 +43,10 @@ struct Metric {
 // wall time and event rate.
 std::vector<Metric> run_metrics(const workloads::RunResult& result, const sim::EnergyPrices& prices);
 
+// A schedule's cost as a multiple of forward-only's: NaN where that is undefined (forward's is zero, or
+// either is not finite). The console table prints NaN as "-"; the HDF5 results store it.
+double ratio_to_forward(double cost, double forward_cost);
+
 // Looks a metric up by name; throws std::out_of_range if absent.
 const Metric& find_metric(const std::vector<Metric>& metrics, const std::string& name);
 

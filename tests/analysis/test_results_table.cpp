@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/results_table.h"
+#include "analysis/run_metrics.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -66,6 +67,18 @@ TEST(FormatRatio, SignificantDigitsAndUndefined) {
   EXPECT_EQ(format_ratio(0, 0), "-");
   EXPECT_EQ(format_ratio(1, std::numeric_limits<double>::quiet_NaN()), "-");
   EXPECT_EQ(format_ratio(123456, 2), "6.173e4");
+}
+
+// The one definition behind the table's "-" and the HDF5 file's NaN.
+TEST(RatioToForward, DefinedOnlyOverAFiniteNonZeroForward) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(ratio_to_forward(280, 100), 2.8);
+  EXPECT_EQ(ratio_to_forward(0, 7), 0.0);
+  EXPECT_TRUE(std::isnan(ratio_to_forward(5, 0)));
+  EXPECT_TRUE(std::isnan(ratio_to_forward(5, inf)));
+  EXPECT_TRUE(std::isnan(ratio_to_forward(inf, 5)));
+  EXPECT_TRUE(std::isnan(ratio_to_forward(5, std::numeric_limits<double>::quiet_NaN())));
+  EXPECT_EQ(format_ratio(inf, 5), "-");
 }
 
 TEST(ResultsTable, RatiosToForward) {
