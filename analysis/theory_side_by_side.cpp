@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "analysis/results_table.h"
+#include "mappings/partition.h"
 #include "mappings/placement/pipeline_stages.h"
+#include "sim/engine.h"
 #include "sim/grid.h"
 
 namespace spatialsim::analysis {
@@ -17,17 +19,16 @@ namespace {
 // ranges) computes per wavefront of `tokens` in a training step: each layer's product forward, and the
 // two of its backward (dX, which layer 0 skips, and dW), one at a time. 0 when compute takes no time.
 std::uint64_t stage_compute_cycles(const std::vector<LayerGeometry>& layers, std::uint32_t stages,
-                                   std::uint64_t tokens, std::uint64_t flops_per_cycle) {
-  if (flops_per_cycle == 0) return 0;
+                                   std::uint64_t tokens, const sim::MachineTiming& timing) {
+  if (timing.flops_per_cycle == 0) return 0;
   const auto L = static_cast<std::uint32_t>(layers.size());
   std::vector<std::uint64_t> per_stage(stages, 0);
   for (std::uint32_t l = 0; l < L; ++l) {
     const LayerGeometry& g = layers[l];
-    const std::uint64_t flops =
-        2 * tokens * ((g.d_in + g.rows - 1) / g.rows) * ((g.d_out + g.cols - 1) / g.cols);
     const std::uint64_t products = l == 0 ? 2 : 3;
     per_stage[mappings::stage_of_layer(l, L, stages)] +=
-        products * ((flops + flops_per_cycle - 1) / flops_per_cycle);
+        products *
+        timing.compute_cycles(mappings::busiest_tile_product_flops(tokens, g.d_in, g.d_out, g.rows, g.cols));
   }
   return *std::max_element(per_stage.begin(), per_stage.end());
 }
@@ -303,7 +304,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
           << format_number(inflight_pipeline(double(stash.size()), p, T_g, mean_stash, 1.0))
           << "); simulated - 1F1B " << format_number(simulated - pipeline) << "\n";
       const std::uint64_t stage_cycles =
-          stage_compute_cycles(layers, p, setup.tokens_per_wavefront, setup.timing.flops_per_cycle);
+          stage_compute_cycles(layers, p, setup.tokens_per_wavefront, setup.timing);
       if (stage_cycles == 0) {
         out << "      (machine.flops_per_cycle = 0: a stage's layers never wait for each other, so the fully "
                "spatial count above applies, not 1F1B's)\n";

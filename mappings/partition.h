@@ -31,6 +31,13 @@ inline std::vector<Range> split(std::uint32_t n, std::uint32_t k) {
   return out;
 }
 
+// The flops of a T x d_in by d_in x d_out product on the busiest tile of an r x c block: split hands logical
+// tile (0, 0) the largest ranges, ceil(d_in / r) by ceil(d_out / c), so 2 T ceil(d_in / r) ceil(d_out / c).
+inline std::uint64_t busiest_tile_product_flops(std::uint64_t tokens, std::uint64_t d_in, std::uint64_t d_out,
+                                                std::uint64_t rows, std::uint64_t cols) {
+  return 2 * tokens * ((d_in + rows - 1) / rows) * ((d_out + cols - 1) / cols);
+}
+
 // The overlap of two ranges (size 0 when disjoint).
 inline Range intersect(Range a, Range b) {
   const std::uint32_t lo = a.begin > b.begin ? a.begin : b.begin;

@@ -51,7 +51,7 @@ Cycle Engine::reserve_links(const Message& m, Cycle depart) {
 }
 
 Cycle Engine::occupy(TileId tile, std::uint64_t flops, Cycle ready) {
-  const Cycle duration = (flops + m_timing.flops_per_cycle - 1) / m_timing.flops_per_cycle;
+  const Cycle duration = m_timing.compute_cycles(flops);
   const Cycle start = std::max(ready, m_tile_free_at[tile]);
   m_tile_free_at[tile] = start + duration;
   m_last_compute_end = std::max(m_last_compute_end, start + duration);

@@ -30,6 +30,11 @@ struct MachineTiming {
   std::uint64_t link_bytes_per_cycle = 0;  // 0: unlimited (latency-only links, no contention)
   std::uint64_t flops_per_cycle = 0;       // per tile; 0: compute takes no time
   std::uint64_t sram_bytes_per_tile = 0;   // 0: unlimited local memory
+
+  // The cycles a tile takes for `flops`: rounded up, 0 when compute takes no time.
+  Cycle compute_cycles(std::uint64_t flops) const {
+    return flops_per_cycle == 0 ? 0 : (flops + flops_per_cycle - 1) / flops_per_cycle;
+  }
 };
 
 class Engine;

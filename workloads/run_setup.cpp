@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mappings/partition.h"
 #include "mappings/placement/pipeline_stages.h"
 #include "sim/counters.h"
 #include "sim/machine_limits.h"
@@ -202,9 +203,8 @@ RunSetup setup_from_config(const sim::Config& config) {
     if (s.timing.flops_per_cycle != 0) {
       // The layers the first block holds: layer 0 alone, or the first stage's, which share its block.
       for (std::uint32_t l = 0; l < layer_count && s.placement.blocks[l] == s.placement.blocks[0]; ++l) {
-        const std::uint64_t flops = 2ull * s.tokens_per_wavefront * ((layers[l].d_in + r0 - 1) / r0) *
-                                    ((layers[l].d_out + c0 - 1) / c0);
-        interval += (flops + s.timing.flops_per_cycle - 1) / s.timing.flops_per_cycle;
+        interval += s.timing.compute_cycles(mappings::busiest_tile_product_flops(
+            s.tokens_per_wavefront, layers[l].d_in, layers[l].d_out, r0, c0));
       }
     }
     s.injection_interval = interval;

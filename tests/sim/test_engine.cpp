@@ -93,6 +93,14 @@ TEST(Engine, ComputeOccupiesTheTileAndCountsFlops) {
   EXPECT_EQ(engine.counters().total_flops(), 35u);
 }
 
+TEST(Engine, ComputeCyclesRoundUpAndAreZeroWithoutARate) {
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = 10}.compute_cycles(25)), 3u);
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = 10}.compute_cycles(30)), 3u);
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = 7}.compute_cycles(1)), 1u);
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = 7}.compute_cycles(0)), 0u);
+  EXPECT_EQ(MachineTiming{}.compute_cycles(1000), 0u);  // flops_per_cycle = 0: compute takes no time
+}
+
 TEST(Engine, HostTrafficEntersThroughTheNearestEdge) {
   Grid grid(7, 5, Topology::mesh);
   Engine engine(grid, MachineTiming{});
