@@ -31,9 +31,9 @@ class OutputError : public std::runtime_error {
   OutputError(std::string path, const std::string& message, std::string problem = {})
       : std::runtime_error(message), m_path(std::move(path)), m_problem(std::move(problem)) {}
   const std::string& path() const { return m_path; }
-  // For an output option whose value cannot be used (Hdf5File::check_writable, check_sweep_writable): the
-  // message without its leading `key = "path": `, so that the front end can report it like any other bad
-  // value, with the value's origin (sim::Config::fail). Empty for other errors.
+  // For an output option whose value cannot be used (Hdf5File::check_writable, check_sweep_writable,
+  // check_sweep_resumable): the message without its leading `key = "path": `, so that the front end can
+  // report it like any other bad value, with the value's origin (sim::Config::fail). Empty for other errors.
   const std::string& problem() const { return m_problem; }
 
  private:

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -109,6 +110,54 @@ std::optional<std::map<std::uint64_t, std::vector<Metric>>> read_stored_rows(
   }
 }
 
+// The config hashes of a sweep table (a point file or a finished <out>) with the /sweep attributes vary
+// and schedules; nullopt when it is not a sweep file or they cannot be read. Any metric schema will do.
+struct StoredJobs {
+  std::vector<std::uint64_t> hashes;
+  std::string vary;
+  std::string schedules;
+};
+
+std::optional<StoredJobs> read_stored_jobs(const std::string& path) {
+  if (!not_a_sweep_file(path).empty()) return std::nullopt;
+  try {
+    H5::Exception::dontPrint();
+    const H5::H5File file(path, H5F_ACC_RDONLY);
+    const H5::Group table = file.openGroup(kPointsTable);
+    if (!table.nameExists("config_hash")) return std::nullopt;
+    StoredJobs stored;
+    const auto rows =
+        static_cast<std::size_t>(table.openDataSet("config_hash").getSpace().getSimpleExtentNpoints());
+    stored.hashes =
+        read_column<std::uint64_t>(table, "config_hash", H5::PredType::NATIVE_UINT64, H5T_INTEGER, rows);
+    const H5::Group sweep = file.openGroup("/sweep");
+    for (auto [name, value] : {std::pair{"vary", &stored.vary}, std::pair{"schedules", &stored.schedules}}) {
+      if (!sweep.attrExists(name)) continue;
+      const H5::Attribute attribute = sweep.openAttribute(name);
+      if (attribute.getTypeClass() == H5T_STRING) attribute.read(attribute.getStrType(), *value);
+    }
+    return stored;
+  } catch (const H5::Exception&) {
+    return std::nullopt;
+  }
+}
+
+// As the /sweep attributes write them: "KEY=V1,V2;KEY2=..." and "A,B".
+std::string vary_text(const std::vector<SweepAxis>& axes) {
+  std::string vary;
+  for (const SweepAxis& a : axes) {
+    vary += (vary.empty() ? "" : ";") + a.key + "=";
+    for (std::size_t v = 0; v < a.values.size(); ++v) vary += (v ? "," : "") + a.values[v];
+  }
+  return vary;
+}
+
+std::string schedules_text(const std::vector<std::string>& schedules) {
+  std::string s;
+  for (const auto& n : schedules) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
 }  // namespace
 
 std::string sweep_points_dir(const std::string& out) {
@@ -144,6 +193,66 @@ void check_sweep_writable(const std::string& out, bool resume) {
   if (const std::string refused = creation_refused(dir + "/"); !refused.empty())
     fail("cannot create files in " + dir + ", where the sweep keeps its finished points (" + refused +
          "); remove it, or give another out");
+}
+
+void check_sweep_resumable(const SweepPlan& plan, const std::string& out) {
+  std::set<std::uint64_t> jobs;
+  for (const SweepJob& j : plan.jobs) jobs.insert(j.config_hash);
+  const auto strays = [&](const StoredJobs& stored) {
+    return static_cast<std::size_t>(std::count_if(stored.hashes.begin(), stored.hashes.end(),
+                                                  [&](std::uint64_t h) { return !jobs.contains(h); }));
+  };
+  std::string what;  // "all 2 rows in s.h5 (written with ...) and 1 point file in s.h5.points"
+  std::optional<StoredJobs> example;  // the first stored file with a stray result: who wrote it
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(out, ec)) {
+    if (const std::optional<StoredJobs> stored = read_stored_jobs(out)) {
+      const std::size_t n = strays(*stored);
+      const std::size_t rows = stored->hashes.size();
+      if (n > 0) {
+        what = (n < rows    ? std::to_string(n) + " of the " + std::to_string(rows) + " rows"
+                : rows == 1 ? std::string("the row")
+                            : "all " + std::to_string(rows) + " rows") +
+               " in " + out;
+        example = stored;
+      }
+    }
+  }
+  const std::string dir = sweep_points_dir(out);
+  std::size_t point_files = 0;
+  if (std::filesystem::is_directory(dir, ec)) {
+    std::vector<std::string> files;  // in name order, so that the example does not depend on the directory
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".h5" && it->is_regular_file(ec)) files.push_back(it->path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) {
+      const std::optional<StoredJobs> stored = read_stored_jobs(file);
+      if (!stored || strays(*stored) == 0) continue;
+      ++point_files;
+      if (!example) example = stored;
+    }
+  }
+  if (!example) return;
+  const bool same_axes =
+      example->vary == vary_text(plan.axes) && example->schedules == schedules_text(plan.schedules);
+  const std::string written =
+      same_axes ? "(written with this --vary and --schedule, but other options)"
+                : "(written with --vary \"" + example->vary + "\" --schedule " + example->schedules + ")";
+  const std::string points =
+      std::to_string(point_files) + " point file" + (point_files == 1 ? "" : "s") + " in " + dir;
+  if (what.empty()) {
+    what = points + " " + written;
+  } else {
+    what += " " + written + (point_files > 0 ? " and " + points : "");
+  }
+  const std::string without_resume =
+      std::filesystem::exists(out, ec) ? "replace " + out : std::string("run every job anew");
+  const std::string problem =
+      "--sweep.resume would drop stored results that match no job of this sweep: " + what +
+      "; resume with the --vary, --schedule and other options that wrote them, give "
+      "this sweep another --out, or leave out --sweep.resume to " +
+      without_resume;
+  throw OutputError(out, "out = \"" + out + "\": " + problem, problem);
 }
 
 SweepStore::SweepStore(const SweepPlan& plan, std::string out, std::string program_version)
@@ -257,17 +366,8 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
     }
     table.append(row);
   }
-  file.set_attribute("/sweep", "schedules", [&] {
-    std::string s;
-    for (const auto& n : m_plan.schedules) s += (s.empty() ? "" : ",") + n;
-    return s;
-  }());
-  std::string vary;
-  for (const SweepAxis& a : m_plan.axes) {
-    vary += (vary.empty() ? "" : ";") + a.key + "=";
-    for (std::size_t v = 0; v < a.values.size(); ++v) vary += (v ? "," : "") + a.values[v];
-  }
-  file.set_attribute("/sweep", "vary", vary);
+  file.set_attribute("/sweep", "schedules", schedules_text(m_plan.schedules));
+  file.set_attribute("/sweep", "vary", vary_text(m_plan.axes));
   file.set_attribute("/sweep", "points", std::uint64_t{m_plan.points.size()});
   file.set_attribute("/sweep", "jobs", std::uint64_t{m_plan.jobs.size()});
   file.set_attribute("/sweep", "spatialsim_version", m_version);
@@ -355,6 +455,7 @@ std::vector<std::string> SweepStore::remove_points() const {
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
                                const std::string& program_version, const ProgressFn& progress) {
   SweepOutcome outcome;
+  if (resume) check_sweep_resumable(plan, out);  // before the directory is made: a refusal changes nothing
   const SweepStore store(plan, out, program_version);
   std::error_code ec;
   std::filesystem::create_directories(store.points_dir(), ec);

@@ -12,6 +12,7 @@
 // Usage:
 //   SweepPlan plan = plan_sweep(config);
 //   check_sweep_writable(out, resume);               // <out> and <out>.points, before anything runs
+//   if (resume) check_sweep_resumable(plan, out);    // nothing stored there would be dropped
 //   SweepOutcome o = run_sweep_to_file(plan, out, /*resume=*/true, kProgramVersion,
 //                                      [](const SweepProgress& p) { ... });
 //   o.ran;  o.reused;  o.rows[job].metrics;  o.slopes;
@@ -37,6 +38,15 @@ std::string sweep_points_dir(const std::string& out);
 // `resume`, also that an existing <out> is a sweep file (it has /sweep/points) whose rows can be reused.
 // Throws OutputError naming `out`, what is in the way and the fix (problem() without the `out = "..."`).
 void check_sweep_writable(const std::string& out, bool resume);
+
+// With --sweep.resume, after check_sweep_writable: checks that every result stored for `out` belongs to a
+// job of `plan` (by config hash): each row of an existing <out>, and each sweep file in <out>.points (an
+// interrupted sweep's points). The sweep rewrites <out> with its own jobs only, so a stored result of
+// another --vary, --schedule or option in the hash would be dropped; the sweep refuses instead. Throws
+// OutputError naming `out`, what would be dropped, the --vary and --schedule that wrote it, and the fixes.
+// Files that are not sweep files, or whose config hashes cannot be read, are left to load_finished (which
+// notes them). Reads only; touches no file.
+void check_sweep_resumable(const SweepPlan& plan, const std::string& out);
 
 // Contract: not thread-safe (HDF5 is not); the sweep calls it from one thread at a time.
 class SweepStore {
@@ -95,7 +105,8 @@ struct SweepOutcome {
 // finishes, fits the slopes, writes <out> and removes its point files (SweepStore::remove_points).
 // `progress` is called once before the first job and after every job (one call at a time). Contract: the
 // caller checked that <out> is writable (check_sweep_writable); an exception (including an interrupt)
-// leaves every finished job's file in <out>.points.
+// leaves every finished job's file in <out>.points. With `resume` it first makes check_sweep_resumable's
+// check, so a refusal (OutputError) comes before any file is created or changed.
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
                                const std::string& program_version, const ProgressFn& progress = {});
 

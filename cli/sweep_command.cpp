@@ -5,9 +5,10 @@
 //   spatialsim sweep --vary model.depth=4,8,16,32,64 --schedule forward,backprop --sim.arith=none
 //
 // Exit codes (cli/command.h): 0; 2 for bad input (an unknown or unsettable sweep key, a value that does
-// not parse or does not fit at some point, an unwritable --out), found before any point runs and before
-// any file is created; 3 when a point's run exceeded machine.sram_bytes and machine.on_overflow = error
-// (the file is written all the same: column storage_overflow_tiles).
+// not parse or does not fit at some point, an unwritable --out, --sweep.resume on an --out holding results
+// of another sweep), found before any point runs and before any file is created; 3 when a point's run
+// exceeded machine.sram_bytes and machine.on_overflow = error (the file is written all the same: column
+// storage_overflow_tiles).
 
 #include <unistd.h>
 
@@ -178,6 +179,7 @@ class SweepCommand final : public Command {
     const bool resume = config.get_bool("sweep.resume");
     try {
       analysis::check_sweep_writable(out, resume);  // <out> and <out>.points, where finished points are kept
+      if (resume) analysis::check_sweep_resumable(plan, out);  // no stored result of another sweep dropped
     } catch (const analysis::OutputError& e) {
       config.fail("out", e.problem());  // bad input: exit 2 before anything runs, with the value's origin
     }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -124,14 +125,146 @@ TEST_F(SweepStoreTest, ResumeExtendsAFinishedSweepFromItsFile) {
   EXPECT_EQ(testing::dims_of(in.openDataSet("/sweep/points/point")), (std::vector<hsize_t>{6}));
 }
 
-TEST_F(SweepStoreTest, ResultsOfAnotherConfigurationAreNotReused) {
+// --sweep.resume rewrites <out> with the jobs of the sweep it is given, so a stored result that matches none
+// of them (another --vary, --schedule or option in the config hash) would be dropped: the sweep refuses
+// before anything runs or any file is touched, with one message naming the option and the fixes.
+class SweepResumeRefusalTest : public SweepStoreTest {
+ protected:
+  static std::string bytes_of(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // Expects `plan` resumed into `out` to be refused with `problem`, leaving the directory as it was.
+  void expect_refused(const SweepPlan& plan, const std::string& out, const std::string& problem) {
+    const std::vector<std::string> entries = dir_entries();
+    const std::string before = std::filesystem::exists(out) ? bytes_of(out) : "";
+    try {
+      run_sweep_to_file(plan, out, true, kVersion);
+      ADD_FAILURE() << "resume was not refused";
+    } catch (const OutputError& e) {
+      EXPECT_EQ(e.problem(), problem);
+      EXPECT_EQ(std::string(e.what()), "out = \"" + out + "\": " + problem);
+    }
+    EXPECT_EQ(dir_entries(), entries) << "a file was created or removed";
+    if (std::filesystem::exists(out)) {
+      EXPECT_EQ(bytes_of(out), before) << out << " changed";
+    }
+  }
+  static std::string fixes(const std::string& out) {
+    return "; resume with the --vary, --schedule and other options that wrote them, give this sweep another "
+           "--out, or leave out --sweep.resume to replace " +
+           out;
+  }
+};
+
+TEST_F(SweepResumeRefusalTest, AnotherVaryIsRefusedAndTouchesNothing) {
+  const std::string out = path("s.h5");
+  run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward")), out, false, kVersion);
+  const std::string written = "(written with --vary \"model.depth=2,3\" --schedule forward)";
+  const std::string drop = "--sweep.resume would drop stored results that match no job of this sweep: ";
+  expect_refused(plan_sweep(small_sweep_config("model.width=8,16", "forward")), out,
+                 drop + "all 2 rows in " + out + " " + written + fixes(out));
+  // Partly matching: depth 3 would be reused, depth 2 dropped.
+  expect_refused(plan_sweep(small_sweep_config("model.depth=3,4", "forward")), out,
+                 drop + "1 of the 2 rows in " + out + " " + written + fixes(out));
+  // A subset of the values, or of the schedules, drops the rest as well.
+  expect_refused(plan_sweep(small_sweep_config("model.depth=2", "forward")), out,
+                 drop + "1 of the 2 rows in " + out + " " + written + fixes(out));
+  run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward,backprop")), out, false,
+                    kVersion);
+  expect_refused(plan_sweep(small_sweep_config("model.depth=2,3", "forward")), out,
+                 drop + "2 of the 4 rows in " + out +
+                     " (written with --vary \"model.depth=2,3\" --schedule forward,backprop)" + fixes(out));
+  // The check on its own, as the front end makes it before anything runs.
+  EXPECT_THROW(check_sweep_resumable(plan_sweep(small_sweep_config("model.depth=4", "forward")), out),
+               OutputError);
+  EXPECT_NO_THROW(
+      check_sweep_resumable(plan_sweep(small_sweep_config("model.depth=2,3,4", "forward,backprop")), out));
+  EXPECT_NO_THROW(
+      check_sweep_resumable(plan_sweep(small_sweep_config("model.depth=2", "forward")), path("new.h5")));
+}
+
+// The same --vary with another option that changes a result (model.width): other config hashes.
+TEST_F(SweepResumeRefusalTest, AnotherOptionInTheConfigHashIsRefused) {
   const std::string out = path("s.h5");
   run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "backprop")), out, false, kVersion);
   sim::Config other = small_sweep_config("model.depth=2,3", "backprop");
   other.set("model.width", "8", "test");
-  const SweepOutcome o = run_sweep_to_file(plan_sweep(other), out, true, kVersion);
-  EXPECT_EQ(o.reused, 0u);
+  expect_refused(plan_sweep(other), out,
+                 "--sweep.resume would drop stored results that match no job of this sweep: all 2 rows in " +
+                     out + " (written with this --vary and --schedule, but other options)" + fixes(out));
+}
+
+// Keys left out of the config hash (sweep.cpp: out, sim.threads, the checks and traces) may change.
+TEST_F(SweepResumeRefusalTest, KeysOutsideTheConfigHashMayChange) {
+  const std::string out = path("s.h5");
+  sim::Config c = small_sweep_config("model.depth=2,3", "forward");
+  c.set("sim.threads", "1", "test");
+  run_sweep_to_file(plan_sweep(c), out, false, kVersion);
+  c.set("sim.threads", "2", "test");
+  c.set("out", "elsewhere.h5", "test");
+  EXPECT_NO_THROW(check_sweep_resumable(plan_sweep(c), out));
+  const SweepOutcome o = run_sweep_to_file(plan_sweep(c), out, true, kVersion);
+  EXPECT_EQ(o.reused, 2u);
+  EXPECT_EQ(o.ran, 0u);
+  EXPECT_TRUE(o.notes.empty());
+}
+
+// An interrupted sweep's point files are its results too: resuming another sweep into the same out would
+// finish without them (they stay in <out>.points, in no <out>), so it is refused as well. Files there that
+// are not sweep files are not results and change nothing (OnlyItsOwnPointFilesAreRemoved).
+TEST_F(SweepResumeRefusalTest, PointFilesOfAnotherSweepAreRefused) {
+  const std::string out = path("s.h5");
+  const SweepPlan interrupted = plan_sweep(small_sweep_config("model.depth=2,3,4", "forward"));
+  const SweepStore store(interrupted, out, kVersion);
+  std::filesystem::create_directories(store.points_dir());
+  store.save_point(0, run_sweep_job(interrupted, 0));
+  store.save_point(2, run_sweep_job(interrupted, 2));
+  std::ofstream(store.points_dir() + "/junk") << "not the sweep's";
+  const std::string before0 = bytes_of(store.point_path(0));
+  expect_refused(
+      plan_sweep(small_sweep_config("model.depth=3,4", "forward")), out,
+      "--sweep.resume would drop stored results that match no job of this sweep: 1 point file in " +
+          store.points_dir() +
+          " (written with --vary \"model.depth=2,3,4\" --schedule forward); resume with the --vary, "
+          "--schedule and other options that wrote them, give this sweep another --out, or leave "
+          "out --sweep.resume to run every job anew");
+  EXPECT_EQ(bytes_of(store.point_path(0)), before0);
+  EXPECT_EQ(files_in(store.points_dir(), ""), 3u);
+
+  // With the finished rows of a third sweep in <out> as well, both are counted.
+  run_sweep_to_file(plan_sweep(small_sweep_config("model.width=8", "forward")), path("w.h5"), false,
+                    kVersion);
+  std::filesystem::copy_file(path("w.h5"), out);
+  std::filesystem::remove(path("w.h5"));
+  expect_refused(plan_sweep(small_sweep_config("model.depth=3,4", "forward")), out,
+                 "--sweep.resume would drop stored results that match no job of this sweep: the row in " +
+                     out +
+                     " (written with --vary \"model.width=8\" --schedule forward) and 1 point file in " +
+                     store.points_dir() + fixes(out));
+
+  // The interrupted sweep itself, or one that extends it, resumes: nothing is dropped.
+  std::filesystem::remove(out);
+  const SweepOutcome o = run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3,4,5", "forward")),
+                                           out, true, kVersion);
+  EXPECT_EQ(o.reused, 2u);
   EXPECT_EQ(o.ran, 2u);
+}
+
+// Extending a finished sweep (more values: every stored row is one of its jobs) still reuses them all.
+TEST_F(SweepResumeRefusalTest, ASupersetOfTheStoredJobsResumes) {
+  const std::string out = path("s.h5");
+  run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward")), out, false, kVersion);
+  const SweepOutcome same =
+      run_sweep_to_file(plan_sweep(small_sweep_config("model.depth=2,3", "forward")), out, true, kVersion);
+  EXPECT_EQ(same.reused, 2u);
+  EXPECT_EQ(same.ran, 0u);
+  const SweepOutcome more = run_sweep_to_file(
+      plan_sweep(small_sweep_config("model.depth=2,3;model.width=16,8", "forward,backprop")), out, true,
+      kVersion);
+  EXPECT_EQ(more.reused, 2u);
+  EXPECT_EQ(more.ran, 6u);
+  EXPECT_TRUE(more.notes.empty());
 }
 
 TEST_F(SweepStoreTest, WithoutResumeEverythingRunsAndAnUnreadableFileIsRunAgain) {

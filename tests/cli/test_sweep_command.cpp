@@ -179,6 +179,38 @@ TEST_F(SweepCommandTest, ResumeOfAFinishedSweepRunsNothing) {
   EXPECT_EQ(more.err, "spatialsim: resumed 2 of 6 jobs (3 points x 2 schedules)\n");
 }
 
+// --sweep.resume with another --vary: the rows of s.h5 match no job of the new sweep, which would rewrite
+// s.h5 without them. Refused before anything runs, one line naming the option and the fixes; s.h5 is left
+// byte for byte and no file is created. Without --sweep.resume the file is replaced, as asked.
+TEST_F(SweepCommandTest, ResumeWithAnotherVaryIsRefusedAndLeavesTheFile) {
+  ASSERT_EQ(sweep("--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5").exit_code, 0);
+  const auto bytes = [&] { return slurp(path("s.h5")); };
+  const std::string before = bytes();
+  for (const char* vary : {"model.width=8,16", "model.depth=3,4"}) {
+    const SweepRun r = sweep(std::string("--sim.arith=none --schedule=forward --vary ") + vary +
+                             " --out s.h5 --sweep.resume");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err,
+              std::string("spatialsim: error: out = \"s.h5\" (from command line): --sweep.resume would "
+                          "drop stored results that match no job of this sweep: ") +
+                  (vary[6] == 'w' ? "all 2 rows" : "1 of the 2 rows") +
+                  " in s.h5 (written with --vary \"model.depth=2,3\" --schedule forward); resume with the "
+                  "--vary, --schedule and other options that wrote them, give this sweep another --out, or "
+                  "leave out --sweep.resume to replace s.h5\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5"});
+    EXPECT_EQ(bytes(), before);
+  }
+  const SweepRun same = sweep(
+      "--sim.arith=none --schedule=forward --vary model.depth=2,3 --out s.h5 --sweep.resume --sim.threads=1");
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(same.err, "spatialsim: resumed 2 of 2 jobs (2 points x 1 schedule)\n");
+  const SweepRun replaced = sweep("--sim.arith=none --schedule=forward --vary model.width=8,16 --out s.h5");
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5"});
+  EXPECT_NE(bytes(), before);
+}
+
 // The reproduction: a file the sweep did not write, in the directory where it keeps its points,
 // survives the sweep, and so does the directory; stderr says so.
 TEST_F(SweepCommandTest, AFileItDidNotWriteSurvivesTheSweep) {
