@@ -96,8 +96,15 @@ std::string format_ratio(double numerator, double denominator) {
 void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   const std::uint32_t per = std::max<std::uint32_t>(s.tokens_per_wavefront, 1);
   const std::uint32_t wavefronts = (s.tokens + per - 1) / per;
-  out << "model   widths " << widths_text(s.model.widths) << " ("
-      << (s.model.widths.empty() ? 0 : s.model.layers()) << " layers)\n";
+  out << "model   widths " << widths_text(s.model.widths) << " (";
+  if (s.model.widths.empty())
+    out << "0 layers";
+  else if (s.model.kind == workloads::ModelKind::reversible)  // widths are stages: entry, L blocks, exit
+    out << s.model.coupling_blocks() << " coupling blocks: " << s.model.dense_layers().size()
+        << " dense layers";
+  else
+    out << s.model.layers() << " layers";
+  out << ")\n";
   out << "grid    " << s.grid_width << "x" << s.grid_height << " " << sim::name(s.topology);
   if (!s.placement.blocks.empty())
     out << "; block " << s.placement.blocks[0].rows << "x" << s.placement.blocks[0].cols << " per layer";

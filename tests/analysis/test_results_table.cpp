@@ -187,6 +187,16 @@ TEST(ResultsTable, SetupHeader) {
   EXPECT_NE(
       header_with_stages(2).find("placement zigzag, 2 pipeline stages of one layer each (fully spatial)\n"),
       std::string::npos);
+
+  // A reversible model's widths are its stages (entry, one per coupling block, exit), not its layers: 3
+  // coupling blocks make 2 * 3 + 2 dense layers.
+  s.model.kind = workloads::ModelKind::reversible;
+  s.model.widths = {12, 8, 8, 8, 8, 5};
+  std::ostringstream reversible;
+  write_setup_header(reversible, s);
+  EXPECT_NE(reversible.str().find("widths 12,8,8,8,8,5 (3 coupling blocks: 8 dense layers)\n"),
+            std::string::npos)
+      << reversible.str();
 }
 
 }  // namespace
