@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mappings/partition.h"
@@ -218,19 +220,27 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
   return sab / std::sqrt(saa * sbb);
 }
 
+// The measured figure, printed for docs/tangents.md's table ("Statistics") and recorded in gtest's XML.
+double report(const std::string& quantity, double value) {
+  std::cout << "[ measured ] " << quantity << " = " << value << "\n";
+  ::testing::Test::RecordProperty(quantity, std::to_string(value));
+  return value;
+}
+
 TEST(TangentStatistics, GaussianMomentsAreStandardNormal) {
   const TangentGenerator gen(TangentKind::gaussian, 2024, 17);
   const auto v = whole_weights<double>(gen, 1, 0, kStatRows, kStatCols);
   const double n = static_cast<double>(v.size());
   // Standard errors of the sample moments of N(0,1): sqrt(E[x^2p] - E[x^p]^2 / n), with E[x^2] = 1,
   // E[x^4] = 3, E[x^8] = 105.
-  EXPECT_NEAR(mean(v), 0.0, 5 * std::sqrt(1 / n));
-  EXPECT_NEAR(moment(v, 2), 1.0, 5 * std::sqrt((3 - 1) / n));
-  EXPECT_NEAR(moment(v, 4), 3.0, 5 * std::sqrt((105 - 9) / n));
+  EXPECT_NEAR(report("gaussian_mean", mean(v)), 0.0, 5 * std::sqrt(1 / n));
+  EXPECT_NEAR(report("gaussian_E_v2", moment(v, 2)), 1.0, 5 * std::sqrt((3 - 1) / n));
+  EXPECT_NEAR(report("gaussian_E_v4", moment(v, 4)), 3.0, 5 * std::sqrt((105 - 9) / n));
   EXPECT_NEAR(moment(v, 3), 0.0, 5 * std::sqrt(15 / n));  // E[x^6] = 15
-  EXPECT_LT(
-      *std::max_element(v.begin(), v.end(), [](double a, double b) { return std::abs(a) < std::abs(b); }),
-      6.8);
+  EXPECT_LT(report("gaussian_max_abs",
+                   std::abs(*std::max_element(v.begin(), v.end(),
+                                              [](double a, double b) { return std::abs(a) < std::abs(b); }))),
+            6.8);
 }
 
 TEST(TangentStatistics, GaussianLanesAreAlikeAndBoxMullerPartnersUncorrelated) {
@@ -258,7 +268,7 @@ TEST(TangentStatistics, RademacherIsExactlyPlusOrMinusOneWithMeanZero) {
   const TangentGenerator gen(TangentKind::rademacher, 2024, 17);
   const auto v = whole_weights<double>(gen, 1, 0, kStatRows, kStatCols);
   for (double x : v) ASSERT_TRUE(x == 1.0 || x == -1.0) << x;
-  EXPECT_NEAR(mean(v), 0.0, 5 / std::sqrt(static_cast<double>(v.size())));
+  EXPECT_NEAR(report("rademacher_mean", mean(v)), 0.0, 5 / std::sqrt(static_cast<double>(v.size())));
   // Neighbours share a Philox word; their signs are still uncorrelated.
   const std::vector<double> current(v.begin(), v.end() - 1), next(v.begin() + 1, v.end());
   EXPECT_NEAR(correlation(current, next), 0.0, 5 / std::sqrt(static_cast<double>(next.size())));
@@ -271,6 +281,7 @@ TEST_P(TangentIndependence, TangentsOfOneStepAreUncorrelated) {
   std::vector<std::vector<double>> v;
   for (std::uint32_t k = 0; k < 4; ++k) v.push_back(whole_weights<double>(gen, 5, k, kStatRows, kStatCols));
   const double bound = 5 / std::sqrt(static_cast<double>(v[0].size()));
+  report(std::string(name(GetParam())) + "_correlation_v0_v1", correlation(v[0], v[1]));
   for (std::size_t a = 0; a < v.size(); ++a)
     for (std::size_t b = a + 1; b < v.size(); ++b)
       EXPECT_NEAR(correlation(v[a], v[b]), 0.0, bound) << "k = " << a << ", " << b;
