@@ -7,11 +7,25 @@
 //   the tiles). On a mesh the wrap-around shift travels the whole row or column (m - 1 hops); on a torus it
 //   takes the wrap link (1 hop).
 // Tiles run asynchronously: a tile does step k once it holds A and B for step k, whatever its neighbours
-// are doing, so messages carry their step number and wait in per-step slots.
+// are doing, so messages carry their step number (`serial`) and wait until their step comes.
+//
+// How far ahead of its tile an operand can arrive. Step k on tile p needs step k - 1 done on p, on its east
+// neighbour (which sends p's A for step k) and on its south neighbour (B for step k). The east neighbour's
+// own dependence on p goes once round the row, m - 1 such links, so it can run up to m - 1 steps ahead of p
+// and an operand can arrive for any step from p's next one to m - 1: no bound below m holds for every
+// timing, and a slot for every step would take 2 m^3 of them. The timing keeps it far smaller (measured,
+// docs/kernels.md "Cannon's memory"): with unlimited link bandwidth every operand arrives for the step its
+// tile does next; with finite bandwidth the skew's messages queue on the links, a few tiles get their first
+// operands late while their neighbours stream on, and those tiles collect operands up to about m/2 steps
+// ahead, about m^2 of them in all at the peak. So each tile keeps a ring of two slots per operand (its next
+// step and the one after), and an operand for a step beyond the ring waits in a map (m_ahead) until its step
+// enters the ring: memory O(m^2) plus the operands that have actually arrived early.
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "kernels/kernel_base.h"
@@ -29,13 +43,23 @@ constexpr std::uint32_t kPortB = 1;
 
 // One operand waiting for the step that uses it.
 struct Slot {
-  bool present = false;
   double value = 0.0;
   std::uint32_t stamp = 0;
+  bool present = false;
 };
+static_assert(sizeof(Slot) == 16);
 
-// The memory cannon may take for its operand slots (see Cannon::validate).
-constexpr std::uint64_t kMaxSlotBytes = std::uint64_t{3} << 29;  // 1.5 GiB
+// Ring slots per tile and operand: the tile's next step and the one after.
+constexpr std::uint32_t kRing = 2;
+
+// The memory a cannon run may take, engine included (see Cannon::validate).
+constexpr std::uint64_t kMaxBytes = std::uint64_t{3} << 29;  // 1.5 GiB
+// Peak resident bytes per tile of a cannon run, engine included, with a margin: 85.6 MB at 256x256 and
+// 293 MB at 512x512 (1118 bytes a tile) on a torus with machine.link_bytes_per_cycle = 1, hop latency 3
+// and 64-byte elements, the timing that leaves the most operands waiting in m_ahead (0.97 m^2 at the
+// peak). Most of it is the engine's per-tile state and the skew's 2 m^2 messages, all in flight at once;
+// cannon's own share is 68 bytes a tile (the ring and m_ahead_count) plus about 60 per early operand.
+constexpr std::uint64_t kBytesPerTile = 1152;
 
 class Cannon final : public Kernel {
  public:
@@ -43,20 +67,17 @@ class Cannon final : public Kernel {
   std::string_view description() const override { return kDescription; }
   void validate(const GridShape& grid) const override {
     require_square(grid, name());
-    // The per-step operand slots (2 m^3 of them, m_slots_a and m_slots_b) are nearly all of the memory:
-    // 1.57 GB of the 1.64 GB peak measured at 320x320 (6.5 GB at 512x512, std::bad_alloc at 1024x1024).
-    // 1.5 GiB of slots keeps a run under about 1.7 GB, well inside a 2 GB budget; the side this allows is
-    // 322.
+    // Memory is O(m^2) (time is O(m^3) events: about 100 s at 512x512). 1.5 GiB keeps a run inside a 2 GB
+    // budget and allows sides up to 1182, below the grid's tile limit of 2048x2048.
     const std::uint64_t m = grid.width;
-    const std::uint64_t slot_bytes = 2 * sizeof(Slot);
-    if (m * m * m > kMaxSlotBytes / slot_bytes) {
+    if (m * m > kMaxBytes / kBytesPerTile) {
       std::uint64_t largest = 1;
-      while ((largest + 1) * (largest + 1) * (largest + 1) <= kMaxSlotBytes / slot_bytes) ++largest;
+      while ((largest + 1) * (largest + 1) <= kMaxBytes / kBytesPerTile) ++largest;
       throw std::invalid_argument("kernel cannon: a " + std::to_string(m) + "x" + std::to_string(m) +
-                                  " grid needs " + std::to_string(m * m * m * slot_bytes / 1000000) +
-                                  " MB for its operand slots (2 m^3 of " + std::to_string(sizeof(Slot)) +
-                                  " bytes), more than the 1.5 GiB it may use; the largest mapping.grid it "
-                                  "allows is " +
+                                  " grid needs about " + std::to_string(m * m * kBytesPerTile / 1000000) +
+                                  " MB (about " + std::to_string(kBytesPerTile) +
+                                  " bytes per tile), more than the 1.5 GiB it may use; the largest "
+                                  "mapping.grid it allows is " +
                                   std::to_string(largest) + "x" + std::to_string(largest));
     }
   }
@@ -75,8 +96,9 @@ class Cannon final : public Kernel {
       }
     }
     m_c = sim::Matrix<double>(m, m);
-    m_slots_a.assign(std::size_t{m} * m * m, Slot{});
-    m_slots_b.assign(std::size_t{m} * m * m, Slot{});
+    m_ring.assign(std::size_t{grid.tile_count()} * 2 * kRing, Slot{});
+    m_ahead.clear();
+    m_ahead_count.assign(grid.tile_count(), 0);
     m_next_step.assign(grid.tile_count(), 0);
     engine.set_handler(this);
 
@@ -95,7 +117,7 @@ class Cannon final : public Kernel {
   }
 
   void on_message(sim::Engine& engine, const sim::Message& message) override {
-    slot(message.port, message.dst, message.serial) = {true, element_value(engine, message), message.depth};
+    put(message.dst, message.port, message.serial, element_value(engine, message), message.depth);
     advance(engine, message.dst);
   }
 
@@ -115,14 +137,48 @@ class Cannon final : public Kernel {
   }
 
  private:
-  Slot& slot(std::uint32_t port, sim::TileId tile, std::uint32_t step) {
-    auto& slots = port == kPortA ? m_slots_a : m_slots_b;
-    return slots[(std::size_t{tile} * m_size) + step];
+  // The ring slot of `step`, valid while next_step <= step < next_step + kRing.
+  Slot& ring(sim::TileId tile, std::uint32_t port, std::uint32_t step) {
+    return m_ring[((std::size_t{tile} * 2 + port) * kRing) + (step % kRing)];
+  }
+  std::uint64_t ahead_key(sim::TileId tile, std::uint32_t port, std::uint32_t step) const {
+    return (((std::uint64_t{tile} * m_size) + step) * 2) + port;
+  }
+
+  // An operand has arrived on `tile` for `step`: into the ring if the step is in it, else into the map.
+  void put(sim::TileId tile, std::uint32_t port, std::uint32_t step, double value, std::uint32_t stamp) {
+    const std::uint32_t next = m_next_step[tile];
+    if (step < next || step >= m_size)
+      throw std::logic_error("kernel cannon: tile " + std::to_string(tile) + " got an operand for step " +
+                             std::to_string(step) + " at step " + std::to_string(next));
+    if (step - next < kRing) {
+      Slot& s = ring(tile, port, step);
+      if (s.present) throw std::logic_error("kernel cannon: two operands for one ring slot");
+      s = {value, stamp, true};
+      return;
+    }
+    if (!m_ahead.emplace(ahead_key(tile, port, step), Slot{value, stamp, true}).second)
+      throw std::logic_error("kernel cannon: two operands for one step");
+    ++m_ahead_count[tile];
+  }
+
+  // Tile t has moved on to step `next`: an operand that came early for the step now entering the ring
+  // moves from the map into it.
+  void pull_ahead(sim::TileId t, std::uint32_t next) {
+    const std::uint32_t step = next + kRing - 1;
+    if (step >= m_size) return;
+    for (std::uint32_t port : {kPortA, kPortB}) {
+      const auto it = m_ahead.find(ahead_key(t, port, step));
+      if (it == m_ahead.end()) continue;
+      ring(t, port, step) = it->second;
+      m_ahead.erase(it);
+      --m_ahead_count[t];
+    }
   }
 
   void skew(sim::Engine& engine, sim::TileId from, sim::TileId to, std::uint32_t port, double value) {
     if (from == to) {
-      slot(port, to, 0) = {true, value, 0};
+      put(to, port, 0, value, 0);
       return;
     }
     send_element(engine, {.src = from, .dst = to, .kind = sim::MessageKind::redistribution, .port = port},
@@ -137,8 +193,8 @@ class Cannon final : public Kernel {
     const auto y = static_cast<std::uint32_t>(c.y);
     while (m_next_step[t] < m_size) {
       const std::uint32_t k = m_next_step[t];
-      Slot& a = slot(kPortA, t, k);
-      Slot& b = slot(kPortB, t, k);
+      Slot& a = ring(t, kPortA, k);
+      Slot& b = ring(t, kPortB, k);
       if (!a.present || !b.present) return;
       m_c(y, x) += a.value * b.value;
       // The product is a computed value: its stamp is the max of its inputs' (C's own stamp is never larger).
@@ -154,7 +210,10 @@ class Cannon final : public Kernel {
             engine, {.src = t, .dst = north, .kind = sim::MessageKind::lane, .port = kPortB, .serial = k + 1},
             b.value, b.stamp, m_element_bytes, done);
       }
-      ++m_next_step[t];
+      a.present = false;
+      b.present = false;
+      m_next_step[t] = k + 1;
+      if (m_ahead_count[t] != 0) pull_ahead(t, k + 1);
     }
   }
 
@@ -162,10 +221,12 @@ class Cannon final : public Kernel {
   std::uint64_t m_element_bytes = 0;
   sim::Matrix<double> m_a;  // the original operands, for the dense reference
   sim::Matrix<double> m_b;
-  sim::Matrix<double> m_c;                 // C(i,j) accumulates on tile (x = j, y = i)
-  std::vector<Slot> m_slots_a;             // [tile][step]
-  std::vector<Slot> m_slots_b;             // [tile][step]
-  std::vector<std::uint32_t> m_next_step;  // per tile: the step it does next
+  sim::Matrix<double> m_c;   // C(i,j) accumulates on tile (x = j, y = i)
+  std::vector<Slot> m_ring;  // [tile][port][step % kRing]
+  // Operands that arrived for a step beyond their tile's ring, by ahead_key (tile, step, port).
+  std::unordered_map<std::uint64_t, Slot> m_ahead;
+  std::vector<std::uint32_t> m_ahead_count;  // per tile: its operands in m_ahead
+  std::vector<std::uint32_t> m_next_step;    // per tile: the step it does next
 };
 
 const KernelRegistry::Registration registration{

@@ -212,9 +212,9 @@ const BadInputCase kCases[] = {
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
     {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},
     {"KernelGridBeyondTheTileLimit", "kernel --grid=100000x100000", "mapping.grid"},
-    {"CannonGridBeyondItsMemoryLimit", "kernel --grid=1024x1024 --kernel=cannon",
-     "kernel cannon: a 1024x1024 grid needs 51539 MB for its operand slots (2 m^3 of 24 bytes), more than "
-     "the 1.5 GiB it may use; the largest mapping.grid it allows is 322x322"},
+    {"CannonGridBeyondItsMemoryLimit", "kernel --grid=2048x2048 --kernel=cannon",
+     "kernel cannon: a 2048x2048 grid needs about 4831 MB (about 1152 bytes per tile), more than the 1.5 "
+     "GiB it may use; the largest mapping.grid it allows is 1182x1182"},
     {"KernelHopLatencyBeyondTheLimit", "kernel --grid=4x4 --machine.hop_latency=1048577",
      "machine.hop_latency = \"1048577\" (from command line): must be at most 1048576 cycles per hop"},
     {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir",

@@ -194,6 +194,29 @@ TEST(Cannon, SkewIsRedistributionShiftsAreLaneAndEveryMultiplyAddIsCounted) {
   }
 }
 
+// With finite bandwidth the skew's messages queue on the links and some tiles get operands several steps
+// before they use them (up to 8 steps ahead on this torus): those wait beyond the two-step ring. The
+// figures are the ones the kernel gave when it kept a slot for every step.
+TEST(Cannon, OperandsThatArriveStepsEarlyKeepTheFigures) {
+  struct Pinned {
+    Topology topology;
+    u64 byte_hops;
+    u64 depth;
+    u64 makespan;
+  };
+  for (const Pinned& p : {Pinned{Topology::mesh, 68480, 44, 160}, Pinned{Topology::torus, 38912, 23, 162}}) {
+    auto kernel = make("cannon");
+    const KernelResult r = run_kernel(
+        *kernel,
+        {.width = 16, .height = 16, .topology = p.topology, .element_bytes = 4, .link_bytes_per_cycle = 1});
+    EXPECT_TRUE(r.check_passed);
+    EXPECT_EQ(r.byte_hops, p.byte_hops);
+    EXPECT_EQ(r.depth, p.depth);
+    EXPECT_EQ(r.makespan_cycles, p.makespan);
+    EXPECT_EQ(r.events, 8160u);  // 2 m^2 - 2 m skew messages + 2 m^2 (m - 1) shifts
+  }
+}
+
 TEST(AllreduceCentre, BeatsReduceBroadcastOnAMeshAndTiesOnATorus) {
   for (auto [w, h] : {std::pair{8u, 8u}, std::pair{4u, 7u}}) {
     for (Topology topo : {Topology::mesh, Topology::torus}) {
@@ -250,6 +273,21 @@ TEST(KernelValidate, RejectsZeroGridsEverywhereAndNonSquareGridsForMatrixKernels
   }
   auto kernel = make("reduce-tree");
   EXPECT_THROW(run_kernel(*kernel, {.width = 2, .height = 2, .element_bytes = 0}), std::invalid_argument);
+}
+
+TEST(KernelValidate, CannonRefusesGridsBeyondItsMemoryLimitInOneLine) {
+  auto kernel = make("cannon");
+  EXPECT_NO_THROW(kernel->validate({1182, 1182}));  // 1152 bytes a tile, 1.5 GiB in all
+  for (std::uint32_t m : {1183u, 2048u}) {
+    try {
+      kernel->validate({m, m});
+      ADD_FAILURE() << m;
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the largest mapping.grid it allows is 1182x1182"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos);  // one line
+    }
+  }
 }
 
 TEST(KernelRunner, CountsUsableLinks) {
