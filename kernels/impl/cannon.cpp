@@ -148,23 +148,35 @@ class Cannon final : public Kernel {
   // An operand has arrived on `tile` for `step`: into the ring if the step is in it, else into the map.
   void put(sim::TileId tile, std::uint32_t port, std::uint32_t step, double value, std::uint32_t stamp) {
     const std::uint32_t next = m_next_step[tile];
-    if (step < next || step >= m_size)
-      throw std::logic_error("kernel cannon: tile " + std::to_string(tile) + " got an operand for step " +
-                             std::to_string(step) + " at step " + std::to_string(next));
-    if (step - next < kRing) {
+    if (step < next || step >= m_size) [[unlikely]]
+      misplaced(tile, step, next, "a step it has done or one past the last");
+    if (step - next < kRing) [[likely]] {
       Slot& s = ring(tile, port, step);
-      if (s.present) throw std::logic_error("kernel cannon: two operands for one ring slot");
+      if (s.present) [[unlikely]]
+        misplaced(tile, step, next, "a ring slot already filled");
       s = {value, stamp, true};
       return;
     }
-    if (!m_ahead.emplace(ahead_key(tile, port, step), Slot{value, stamp, true}).second)
-      throw std::logic_error("kernel cannon: two operands for one step");
+    put_ahead(tile, port, step, next, {value, stamp, true});
+  }
+  // Out of line: few operands come this early.
+  [[gnu::noinline]] void put_ahead(sim::TileId tile, std::uint32_t port, std::uint32_t step,
+                                   std::uint32_t next, const Slot& operand) {
+    if (!m_ahead.emplace(ahead_key(tile, port, step), operand).second)
+      misplaced(tile, step, next, "a step it already holds an operand for");
     ++m_ahead_count[tile];
+  }
+  // An arrival the order of the steps rules out: a bug in the kernel, not bad input.
+  [[noreturn, gnu::noinline, gnu::cold]] static void misplaced(sim::TileId tile, std::uint32_t step,
+                                                               std::uint32_t next, const char* what) {
+    throw std::logic_error("kernel cannon: tile " + std::to_string(tile) + " at step " +
+                           std::to_string(next) + " got an operand for step " + std::to_string(step) + ", " +
+                           what);
   }
 
   // Tile t has moved on to step `next`: an operand that came early for the step now entering the ring
   // moves from the map into it.
-  void pull_ahead(sim::TileId t, std::uint32_t next) {
+  [[gnu::noinline]] void pull_ahead(sim::TileId t, std::uint32_t next) {
     const std::uint32_t step = next + kRing - 1;
     if (step >= m_size) return;
     for (std::uint32_t port : {kPortA, kPortB}) {
