@@ -3,6 +3,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/grid.h"
@@ -71,6 +72,26 @@ TEST(Grid, TorusTakesTheWrapAround) {
   EXPECT_EQ(grid.hops(0, 7), 1u);
   EXPECT_EQ(grid.hops(0, 4), 4u);
   EXPECT_EQ(grid.hops(1, 6), 3u);
+}
+
+// grid.h's contract: on an even ring a tie (the distance both ways is n / 2) goes the positive way, east or
+// south. The hop count is the same either way; the links, which finite bandwidth reserves, are not.
+TEST(Grid, TorusTiesGoEastAndSouth) {
+  Grid grid(4, 4, Topology::torus);
+  const auto route = [&](TileId from, TileId to) {
+    std::vector<LinkId> links;
+    grid.for_each_link_on_route(from, to, [&](LinkId l) { links.push_back(l); });
+    return links;
+  };
+  const auto east = static_cast<LinkId>(Direction::east);
+  const auto south = static_cast<LinkId>(Direction::south);
+  for (const auto& [x, y] : {std::pair{0u, 0u}, std::pair{3u, 1u}}) {
+    const TileId from = grid.tile_id(x, y);
+    EXPECT_EQ(route(from, grid.tile_id((x + 2) % 4, y)),
+              (std::vector<LinkId>{from * 4 + east, grid.tile_id((x + 1) % 4, y) * 4 + east}));
+    EXPECT_EQ(route(from, grid.tile_id(x, (y + 2) % 4)),
+              (std::vector<LinkId>{from * 4 + south, grid.tile_id(x, (y + 1) % 4) * 4 + south}));
+  }
 }
 
 TEST(Grid, RejectsAnEmptyGrid) {

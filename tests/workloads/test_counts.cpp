@@ -2,6 +2,10 @@
 // sizes: SRAM traffic, the per-tile stash peak, events and energy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
 #include "analysis/run_metrics.h"
 #include "mappings/partition.h"
 #include "tests/workloads/layout_formulas.h"
@@ -96,6 +100,68 @@ TEST(Counts, PeakTileStashIsTheWidestLaneSliceWhenEverythingIsStashedAtOnce) {
   EXPECT_EQ(mappings::split(31, 3)[0].size, 11u);
   EXPECT_EQ(r.counters.peak_tile_stash_bytes, 2ull * 7 * 11);
   EXPECT_EQ(r.counters.peak_stash_bytes, 2ull * 7 * 31 * 2);
+  // The per-tile map (tiles/peak_stash_bytes): tile (i, j) peaks at b_a T |I_i| (no Z after the last
+  // layer), |I_i| = 11, 10, 10 on both tiles of each row; every other tile of the grid at 0.
+  std::vector<std::uint64_t> peaks;
+  for (const std::uint64_t p : r.tiles.peak_stash_bytes)
+    if (p != 0) peaks.push_back(p);
+  std::sort(peaks.begin(), peaks.end());
+  EXPECT_EQ(peaks, (std::vector<std::uint64_t>{140, 140, 140, 140, 154, 154}));
+}
+
+// Every message once, by formula (forward on kOdd: in-block messages cross one hop each, so their bytes are
+// what the layout gives): lanes b_a T d_in (c - 1) and partial sums b_p T d_out (r - 1) per layer, each
+// hidden width redistributed once (b_a T d_l), and the host's inputs and targets b_a T (d_0 + d_L). The
+// results' bytes_sent metric is their total; every message is received by a tile, and all but the host's
+// are sent by one (the per-tile maps).
+TEST(Counts, BytesAndMessagesAreEveryMessageOnce) {
+  const RunResult r = run_with(kOdd, "forward");
+  constexpr std::uint64_t kR = 3, kBp = 4;
+  const std::size_t L = kWidths.size() - 1;
+  std::uint64_t lane = 0, psum = 0, redistribution = 0;
+  std::uint64_t lane_messages = 0, psum_messages = 0, redistribution_messages = 0;
+  for (std::size_t l = 0; l < L; ++l) {
+    lane += kBa * kT * kWidths[l] * (kC - 1);
+    psum += kBp * kT * kWidths[l + 1] * (kR - 1);
+    lane_messages += kG * kR * (kC - 1);
+    psum_messages += kG * kC * (kR - 1);
+    if (l + 1 < L) {
+      redistribution += kBa * kT * kWidths[l + 1];
+      // One piece per (output column, next lane) whose ranges overlap.
+      for (const mappings::Range col : mappings::split(static_cast<std::uint32_t>(kWidths[l + 1]), kC))
+        for (const mappings::Range lane_range :
+             mappings::split(static_cast<std::uint32_t>(kWidths[l + 1]), kR))
+          if (mappings::intersect(col, lane_range).size != 0) redistribution_messages += kG;
+    }
+  }
+  const std::uint64_t host = kBa * kT * (kWidths.front() + kWidths.back());
+  const std::uint64_t host_messages = kG * (kR + kC);  // inputs per lane, targets per output column
+  const auto& bytes = r.counters.bytes;
+  EXPECT_EQ(bytes.at(Phase::forward, sim::MessageKind::lane), lane);
+  EXPECT_EQ(bytes.at(Phase::forward, sim::MessageKind::psum), psum);
+  EXPECT_EQ(bytes.at(Phase::forward, sim::MessageKind::redistribution), redistribution);
+  EXPECT_EQ(bytes.at(Phase::forward, sim::MessageKind::host), host);
+  const std::uint64_t total = lane + psum + redistribution + host;
+  const auto metrics = analysis::run_metrics(r, sim::energy_preset("dally2023"));
+  EXPECT_EQ(analysis::find_metric(metrics, "bytes_sent").as_double(), static_cast<double>(total));
+  EXPECT_EQ(analysis::find_metric(metrics, "messages").as_double(),
+            static_cast<double>(lane_messages + psum_messages + redistribution_messages + host_messages));
+
+  const auto sum = [](const std::vector<std::uint64_t>& v) {
+    return std::accumulate(v.begin(), v.end(), 0ull);
+  };
+  EXPECT_EQ(sum(r.tiles.bytes_received), total);
+  EXPECT_EQ(sum(r.tiles.bytes_sent), total - host);
+  EXPECT_EQ(sum(r.tiles.byte_hops_sent),
+            r.counters.byte_hops.total() - r.counters.byte_hops.kind_total(sim::MessageKind::host));
+
+  // Training: the metric is every phase's bytes, as every tile received them.
+  const RunResult b = run_with(kOdd, "backprop");
+  ASSERT_GT(b.counters.bytes.phase_total(Phase::backward), 0u);
+  EXPECT_EQ(analysis::find_metric(analysis::run_metrics(b, sim::energy_preset("dally2023")), "bytes_sent")
+                .as_double(),
+            static_cast<double>(sum(b.tiles.bytes_received)));
+  EXPECT_EQ(sum(b.tiles.bytes_sent), sum(b.tiles.bytes_received) - host);
 }
 
 TEST(Counts, EventsAreTheMessagesPlusOneInjectionTimerPerWavefrontPlusOneUpdatePerTile) {
