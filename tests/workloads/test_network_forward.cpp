@@ -171,6 +171,13 @@ TEST(Depth, CrossEntropyAddsTheScalarChainAlongTheOutputTiles) {
   // back to column 0 adds c - 1.
   EXPECT_EQ(res.counters.depth, 1u + 4 + 2 + 4);
   EXPECT_EQ(res.counters.byte_hops.at(Phase::forward, MessageKind::scalar), 2ull * 4 * 2 * (5 - 1));
+  // The scalars are partial sums (b_p bytes each, docs/model.md), not activations: with b_p = 3 != b_a = 2,
+  // b_p T x (the reduce and the broadcast) x (c - 1) one-hop links.
+  const RunResult wide = run_with(
+      {"--model.widths=37,53", "--mapping.block=3x5", "--model.loss=cross-entropy", "--data.task=mixture",
+       "--step.tokens=4", "--step.wavefront=2", "--machine.psum_bytes=3", "--sim.arith=none"},
+      "forward");
+  EXPECT_EQ(wide.counters.byte_hops.at(Phase::forward, MessageKind::scalar), 3ull * 4 * 2 * (5 - 1));
 }
 
 // Counting mode (sim.arith=none) moves no value, yet must send, store and compute exactly what arithmetic

@@ -141,14 +141,13 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   using testing_support::manhattan;
   using testing_support::Traffic;
   const CheckpointTrafficCase& c = GetParam();
-  const std::vector<std::string> overrides = {"--model.widths=" + c.widths,
-                                              "--mapping.block=" + c.block,
-                                              "--mapping.placement=" + c.placement,
-                                              "--checkpoint.segment=" + std::to_string(c.segment),
-                                              "--step.tokens=" + std::to_string(c.tokens),
-                                              "--step.wavefront=" + std::to_string(c.wavefront),
-                                              "--model.loss=mse",
-                                              "--sim.arith=none"};
+  const std::vector<std::string> overrides = {
+      "--model.widths=" + c.widths, "--mapping.block=" + c.block, "--mapping.placement=" + c.placement,
+      "--checkpoint.segment=" + std::to_string(c.segment), "--step.tokens=" + std::to_string(c.tokens),
+      "--step.wavefront=" + std::to_string(c.wavefront), "--model.loss=mse",
+      // b_p != b_a: a signal or a partial sum sized as an
+      // activation shows
+      "--machine.psum_bytes=3", "--sim.arith=none"};
   const RunResult r = run_with(overrides, "checkpoint");
   const RunSetup setup = setup_from_config(testing_support::config_with(overrides));
   const std::vector<std::uint32_t>& widths = setup.model.widths;
