@@ -111,14 +111,14 @@ inline ForwardTraffic forward_traffic(const workloads::RunSetup& s) {
 // docs/model.md's SRAM rows for backprop's backward pass of an mlp with bias and an activation on every
 // layer but the last, over `tokens` tokens in `wavefronts` wavefronts: Z read back, the bias gradient read
 // and written, the weights read for dX (not layer 0), the dW accumulator read and written and X read on
-// every tile (in both xstash variants).
+// every tile (in both xstash variants). Layers [first, L) only: split-fg's head is such a backprop.
 inline std::uint64_t backprop_backward_sram(const workloads::RunSetup& s, std::uint64_t tokens,
-                                            std::uint64_t wavefronts) {
+                                            std::uint64_t wavefronts, std::size_t first = 0) {
   const std::vector<std::uint32_t>& widths = s.model.widths;
   const std::size_t L = widths.size() - 1;
   const std::uint64_t b_a = s.bytes.activation, b_w = s.bytes.weight;
   std::uint64_t bytes = 0;
-  for (std::size_t l = 0; l < L; ++l) {
+  for (std::size_t l = first; l < L; ++l) {
     const std::uint64_t d_in = widths[l], d_out = widths[l + 1], cols = s.placement.blocks[l].cols;
     if (l + 1 < L) bytes += b_a * tokens * d_out;
     bytes += wavefronts * 2 * d_out * b_w;

@@ -1,7 +1,7 @@
 // Forward gradients on the grid: the K scalars d_k the tiles reduce equal an independent dense JVP along
 // the same regenerated tangents (and central differences of the loss), the tiles' assembled estimate is
 // (1/K) sum_k d_k v_k, split-fg's head gradient is backprop's, and the traffic and storage follow the
-// closed forms of docs/forward-gradients.md.
+// closed forms of docs/forward-gradients.md (SRAM: docs/model.md's rows).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -299,6 +299,66 @@ TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
   EXPECT_GE(sf.counters.peak_stash_bytes, one.counters.peak_stash_bytes);
   EXPECT_GE(sf.counters.peak_stash_bytes, 5u * 2 * 4 * 8);
   EXPECT_LE(sf.counters.peak_stash_bytes, one.counters.peak_stash_bytes + 4u * 2 * 16 * 8);
+}
+
+// SRAM bytes per phase, by docs/model.md's rows, on odd sizes: widths 11 -> 13 -> 10 -> 7 -> 9 on 2x3 blocks
+// (uneven splits), T = 23 tokens in wavefronts of 5 (G = 5, the last 3 tokens), K = 3, 2 steps, b_a = 2,
+// b_w = 4 (apart, so that an activation and a weight charge cannot stand in for each other), relu, bias.
+// Per step: a trunk layer reads its weights and bias once per wavefront (one read serves the 1 + K streams
+// and X V_k) and stashes nothing; once the K scalars arrive, every trunk tile reads and writes its
+// gradient accumulator once, 2 b_w x its parameters, whatever K and G. split-fg also writes the K tangents
+// dh_k at the split, K b_a T d_S in all, reads them back in the backward pass, and runs backprop's head.
+const std::vector<std::string> kSramOdd = {"--model.widths=11,13,10,7,9",
+                                           "--mapping.block=2x3",
+                                           "--step.tokens=23",
+                                           "--step.wavefront=5",
+                                           "--fg.tangents=3",
+                                           "--splitfg.split=2",
+                                           "--train.steps=2",
+                                           "--machine.act_bytes=2",
+                                           "--machine.weight_bytes=4",
+                                           "--sim.arith=none"};
+const std::vector<std::uint64_t> kSramWidths = {11, 13, 10, 7, 9};
+constexpr std::uint64_t kSramT = 23, kSramG = 5, kSramK = 3, kSramSteps = 2, kSramBa = 2, kSramBw = 4;
+constexpr std::uint64_t kSramCols = 3;
+
+// Weights and biases of layers [first, last).
+std::uint64_t parameters(std::size_t first, std::size_t last) {
+  std::uint64_t p = 0;
+  for (std::size_t l = first; l < last; ++l) p += kSramWidths[l] * kSramWidths[l + 1] + kSramWidths[l + 1];
+  return p;
+}
+
+TEST(ForwardGradientCounts, SramIsWeightReadsPerWavefrontAndOneAccumulatorPassPerStep) {
+  const std::size_t L = kSramWidths.size() - 1;
+  const RunResult r = run_with(kSramOdd, "forward-gradient");
+  const auto& sram = r.counters.sram_bytes;
+  const std::uint64_t P = parameters(0, L);
+  EXPECT_EQ(sram[sim::index(Phase::forward)], kSramSteps * kSramG * kSramBw * P);
+  EXPECT_EQ(sram[sim::index(Phase::backward)], kSramSteps * 2 * kSramBw * P);
+  EXPECT_EQ(sram[sim::index(Phase::recompute)], 0u);
+  // SGD: parameter and gradient read, parameter written.
+  EXPECT_EQ(sram[sim::index(Phase::update)], kSramSteps * 3 * kSramBw * P);
+}
+
+TEST(ForwardGradientCounts, SplitFgSramAddsTheTangentsAtTheSplitAndTheHeadsBackprop) {
+  const std::size_t L = kSramWidths.size() - 1, S = 2;
+  const RunResult r = run_with(kSramOdd, "split-fg");
+  const auto& sram = r.counters.sram_bytes;
+  // dh_k of every column of the split layer S - 1: K b_a T_g n_j per wavefront and column.
+  const std::uint64_t tangents = kSramK * kSramBa * kSramT * kSramWidths[S];
+  std::uint64_t forward = kSramG * kSramBw * parameters(0, L) + tangents;
+  for (std::size_t l = S; l < L; ++l) {
+    forward += kSramBa * kSramT * kSramWidths[l] * kSramCols;         // X on every tile of the head
+    if (l + 1 < L) forward += kSramBa * kSramT * kSramWidths[l + 1];  // Z where a relu follows
+  }
+  const RunSetup setup = setup_from_config(config_with(kSramOdd));
+  const std::uint64_t head = testing_support::backprop_backward_sram(setup, kSramT, kSramG, S);
+  const std::uint64_t backward = 2 * kSramBw * parameters(0, S) + tangents + head;
+  EXPECT_EQ(sram[sim::index(Phase::forward)], kSramSteps * forward);
+  EXPECT_EQ(sram[sim::index(Phase::backward)], kSramSteps * backward);
+  EXPECT_EQ(sram[sim::index(Phase::recompute)], 0u);
+  EXPECT_EQ(sram[sim::index(Phase::update)], kSramSteps * 3 * kSramBw * parameters(0, L));
 }
 
 }  // namespace
