@@ -212,7 +212,7 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
       throw std::logic_error("chrome trace: schedule " + r.schedule + " has no trace data");
   }
   // Through a symbolic link: the file it ends at is replaced, the link stays (output_target).
-  const std::string target = output_target(path);
+  const std::string target = output_target(path).path;
   const std::string temp = temporary_path(target);
   PartialOutputGuard guard(temp, path);
   const auto fail = [&](const std::string& why) {

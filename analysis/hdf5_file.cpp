@@ -142,7 +142,7 @@ class Hdf5File::Impl {
 
   explicit Impl(std::string final_path)
       : m_final(std::move(final_path)),
-        m_target(output_target(m_final)),
+        m_target(output_target(m_final).path),
         m_temp(temporary_path(m_target)),
         m_guard(m_temp, m_final) {  // registered before the file exists: no unprotected moment
     silence_hdf5();
@@ -300,8 +300,9 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   // A symbolic link is written through (output_target): the file it ends at is replaced, the link stays.
   // Not fs::status, which follows the link: a link to /proc/self/fd/1 looked like a regular file, and the
   // rename replaced the link (as root, even /dev/stdout).
-  if (const std::string problem = link_problem(path); !problem.empty()) fail(problem);
-  const std::string written = output_target(path);
+  const OutputTarget through = output_target(path);
+  if (!through.problem.empty()) fail(through.problem);
+  const std::string& written = through.path;
   const fs::file_status existing = fs::symlink_status(written, ec);
   if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
     fail("exists and is not a regular file; give a new file name");

@@ -102,7 +102,7 @@ std::string creation_refused(const std::string& probe_base) {
 namespace {
 
 // Follows `path`'s chain of symbolic links one link at a time. Returns the end of the chain and sets
-// `problem` to "" or to why the chain cannot be written through (see link_problem).
+// `problem` to "" or to why the chain cannot be written through (OutputTarget::problem).
 std::filesystem::path follow_output_links(const std::string& path, std::string& problem) {
   namespace fs = std::filesystem;
   problem.clear();
@@ -152,15 +152,10 @@ std::string temporary_path(const std::string& final_path) {
   return (final_name.parent_path() / (name.substr(0, kNameMax - suffix.size()) + suffix)).string();
 }
 
-std::string output_target(const std::string& path) {
-  std::string problem;
-  return follow_output_links(path, problem).string();
-}
-
-std::string link_problem(const std::string& path) {
-  std::string problem;
-  follow_output_links(path, problem);
-  return problem;
+OutputTarget output_target(const std::string& path) {
+  OutputTarget target;
+  target.path = follow_output_links(path, target.problem).string();
+  return target;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

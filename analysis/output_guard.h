@@ -51,18 +51,20 @@ std::string temporary_path(const std::string& final_path);
 // the whole story (root ignores them, read-only mounts, /proc).
 std::string creation_refused(const std::string& probe_base);
 
-// Where an output named `path` is written: `path` itself, or, when `path` is a symbolic link, the file at
-// the end of its chain of links (which need not exist yet), so that the temporary file is renamed over that
-// file and the link stays a link. A chain that cannot be followed (a loop, an unreadable link) gives `path`:
-// link_problem() says why, and Hdf5File::check_writable refuses it before anything runs.
-std::string output_target(const std::string& path);
-
-// Why an output path that is a symbolic link cannot be written through, for check_writable's message: ""
-// when `path` is not a link, or when every link of its chain points into a directory that accepts new
-// files and the chain ends at a regular file or at nothing. A link into /proc or /dev (/dev/stdout,
-// /proc/self/fd/1) fails the first test, a link to a directory or a device the second: writing through
-// such a link would replace it, or write somewhere the user did not ask for.
-std::string link_problem(const std::string& path);
+// Where an output named `path` is written, found by following its chain of symbolic links once.
+struct OutputTarget {
+  // `path` itself, or, when `path` is a symbolic link, the file at the end of its chain of links (which
+  // need not exist yet), so that the temporary file is renamed over that file and the link stays a link. A
+  // chain that cannot be written through gives `path`, and `problem` says why.
+  std::string path;
+  // Why the chain cannot be written through, for check_writable's message: "" when `path` is not a link,
+  // or when every link of its chain points into a directory that accepts new files and the chain ends at
+  // a regular file or at nothing. A link into /proc or /dev (/dev/stdout, /proc/self/fd/1) fails the first
+  // test, a link to a directory or a device the second: writing through such a link would replace it, or
+  // write somewhere the user did not ask for. Hdf5File::check_writable refuses it before anything runs.
+  std::string problem;
+};
+OutputTarget output_target(const std::string& path);
 
 // Whether two paths name one file, so that writing one would replace the other (an output given twice,
 // or an output naming an input): the same file (device and inode) when both exist, else the same
