@@ -94,10 +94,9 @@ class TheoryCommand final : public Command {
     const std::uint64_t p = config.get_positive("theory.pipeline_stages");
     const std::uint64_t tokens_option = config.get_uint("theory.tokens");
     const double T_tau = tokens_option == 0 ? setup.tokens_per_wavefront : static_cast<double>(tokens_option);
-    require_finite_storage(config, L, static_cast<double>(p), setup.placement.stages, T_tau, c,
-                           analysis::representative_widths(widths).d);
-
     const analysis::RepresentativeWidths dk = analysis::representative_widths(widths);
+    require_finite_storage(config, L, static_cast<double>(p), setup.placement.stages, T_tau, c, dk.d);
+
     const double d = dk.d;
     const double k = dk.k;
     const mappings::BlockLayout& block = setup.placement.blocks.front();
