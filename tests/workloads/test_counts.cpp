@@ -75,6 +75,47 @@ TEST(Counts, AdamUpdateSramReadsParameterGradientAndTwoMomentsAndWritesThreeValu
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::update)], 7 * parameter_count() * kWb);
 }
 
+// The per-tile maps (tiles/sram_bytes, tiles/flops) of backprop with SGD on kOdd, tile by tile from
+// docs/model.md's rows: tile (i, j) of layer l (|I_i| = m, |J_j| = n) reads its weight slice per
+// wavefront and stashes X in forward; its output tiles read the bias and write Z (not after the last
+// layer); backward reads Z and the bias gradient on output tiles, the weights again for dX (not layer 0),
+// and the dW accumulator and X on every tile; the update reads parameter and gradient and writes the
+// parameter. Flops: X W, the dX share (not layer 0), dW, and one multiply-add per parameter. With
+// mapping.stages = 2 layers 0 and 1 share their tiles, whose figures then add up.
+TEST(Counts, PerTileSramAndFlopsMapsAreEachTilesOwnRows) {
+  for (const char* stages : {"3", "2"}) {
+    std::vector<std::string> overrides = kOdd;
+    overrides.push_back(std::string("--mapping.stages=") + stages);
+    const RunSetup setup = setup_from_config(testing_support::config_with(overrides));
+    const RunResult r = run_with(overrides, "backprop");
+    const std::size_t L = kWidths.size() - 1;
+    std::vector<std::uint64_t> sram(r.tiles.sram_bytes.size(), 0), flops(sram.size(), 0);
+    for (std::size_t l = 0; l < L; ++l) {
+      const mappings::BlockLayout& block = setup.placement.blocks[l];
+      const auto m_sizes = testing_support::split_sizes(static_cast<std::uint32_t>(kWidths[l]), block.rows);
+      const auto n_sizes =
+          testing_support::split_sizes(static_cast<std::uint32_t>(kWidths[l + 1]), block.cols);
+      const bool hidden = l + 1 < L;  // an activation follows: Z is stashed
+      for (std::uint32_t i = 0; i < block.rows; ++i)
+        for (std::uint32_t j = 0; j < block.cols; ++j) {
+          const std::uint64_t m = m_sizes[i], n = n_sizes[j];
+          const bool output = i == block.output_row();
+          const sim::Coord at = block.coord(i, j);
+          const std::size_t tile = static_cast<std::size_t>(at.y) * setup.grid_width + at.x;
+          std::uint64_t bytes = kG * kWb * m * n + kBa * kT * m;                          // forward
+          bytes += (l > 0 ? kG * kWb * m * n : 0) + kG * 2 * kWb * m * n + kBa * kT * m;  // backward
+          const std::uint64_t parameters = m * n + (output ? n : 0);
+          bytes += 3 * kWb * parameters;  // update
+          if (output) bytes += kG * kWb * n + (hidden ? 2 * kBa * kT * n : 0) + kG * 2 * kWb * n;
+          sram[tile] += bytes;
+          flops[tile] += 2 * kT * m * n * (l > 0 ? 3 : 2) + 2 * parameters;
+        }
+    }
+    EXPECT_EQ(r.tiles.sram_bytes, sram) << "mapping.stages=" << stages;
+    EXPECT_EQ(r.tiles.flops, flops) << "mapping.stages=" << stages;
+  }
+}
+
 TEST(Counts, RebroadcastSramStashesOnlyTheLaneEntryAndNeverChargesTransit) {
   // backprop.xstash=rebroadcast: X is written on the lane entry only; the other tiles use the rebroadcast X
   // (waiting as transit, not charged, when it comes before dZ), and every tile's dW still reads X. The
