@@ -1,5 +1,6 @@
 #include "workloads/training_run.h"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
@@ -51,13 +52,17 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
   if (with_values) {  // counting mode never touches a weight: do not build them (GBs for large models)
     bool loaded = false;
     if constexpr (requires { program.blocks(); }) {
-      if (!options.for_checks) {  // no fp64 copy to keep: one layer's buffer at a time, onto its tiles
+      if (!options.for_checks) {
+        // No fp64 copy of the model to keep: each layer is drawn into a buffer of the thread that draws it
+        // and loaded straight onto its own block's tiles, the layers in parallel (each its own stream: the
+        // same weights on any number of threads). At most one buffer per thread is held at a time.
         const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
-        LayerParameters layer;
-        for (std::uint32_t l = 0; l < shapes.size(); ++l) {
-          init_layer_parameters(setup.model, setup.seed, l, shapes[l], layer);
+        tbb::enumerable_thread_specific<LayerParameters> buffers;
+        tbb::parallel_for(std::size_t{0}, shapes.size(), [&](std::size_t l) {
+          LayerParameters& layer = buffers.local();
+          init_layer_parameters(setup.model, setup.seed, static_cast<std::uint32_t>(l), shapes[l], layer);
           program.blocks()[l]->load_parameters(layer.weights, layer.bias);
-        }
+        });
         loaded = true;
       }
     }
