@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "analysis/run_metrics.h"
+#include "sim/blas_kernels.h"
 #include "sim/grid.h"
 #include "sim/types.h"
 
@@ -123,8 +124,11 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   // Counting mode computes no values, so no seed reaches its numbers (cli/run_options.h).
   if (s.arithmetic == workloads::Arithmetic::none)
     out << "arith   none (counting only: no values, so no seed)\n";
-  else
-    out << "arith   " << workloads::name(s.arithmetic) << ", seed " << s.seed << "\n";
+  else  // the BLAS kernels decide an fp32 product's rounding, and how fast it runs
+    out << "arith   " << workloads::name(s.arithmetic) << ", seed " << s.seed << ", OpenBLAS "
+        << sim::blas_kernels() << " kernels\n";
+  if (s.arithmetic != workloads::Arithmetic::none)
+    if (const std::string advice = sim::blas_advice(); !advice.empty()) out << "note    " << advice << "\n";
   out << "energy  " << s.prices.preset << ": " << format_number(s.prices.hop_pj) << " pJ/byte-hop, "
       << format_number(s.prices.sram_pj) << " pJ/SRAM byte, " << format_number(s.prices.flop_pj)
       << " pJ/flop\n";

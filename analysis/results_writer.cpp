@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "analysis/run_metrics.h"
+#include "sim/blas_kernels.h"
 #include "sim/types.h"
 
 namespace spatialsim::analysis {
@@ -85,6 +86,7 @@ std::string run_group(std::string_view schedule) {
 void write_config_attributes(Hdf5File& file, const sim::Config& config, std::string_view program_version) {
   for (const auto& key : config.keys()) file.set_attribute("/", "config." + key, config.raw(key));
   file.set_attribute("/", "spatialsim_version", program_version);
+  file.set_attribute("/", "blas", sim::blas_configuration());  // its kernels round fp32 products
 }
 
 void write_setup_attributes(Hdf5File& file, const workloads::RunSetup& setup) {

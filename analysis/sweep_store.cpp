@@ -15,6 +15,7 @@
 
 #include "analysis/hdf5_file.h"
 #include "analysis/output_guard.h"
+#include "sim/blas_kernels.h"
 #include "sim/energy_prices.h"
 #include "sim/option_spec.h"
 
@@ -371,6 +372,7 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
   file.set_attribute("/sweep", "points", std::uint64_t{m_plan.points.size()});
   file.set_attribute("/sweep", "jobs", std::uint64_t{m_plan.jobs.size()});
   file.set_attribute("/sweep", "spatialsim_version", m_version);
+  file.set_attribute("/sweep", "blas", sim::blas_configuration());
   // The prices, named as in a results file's root, when every point used the same ones; a varied key that
   // changes them (energy.*) leaves them to each row's energy_preset and price_* columns.
   const sim::EnergyPrices& first = m_plan.points.front().setup.prices;

@@ -10,6 +10,7 @@
 
 #include "analysis/results_table.h"
 #include "analysis/run_metrics.h"
+#include "sim/blas_kernels.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -172,7 +173,19 @@ TEST(ResultsTable, SetupHeader) {
   EXPECT_NE(h.find("64 tokens in 8 wavefronts of 8"), std::string::npos) << h;
   EXPECT_NE(h.find("arith   none"), std::string::npos) << h;
   EXPECT_NE(h.find("dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos) << h;
-  EXPECT_EQ(h.find("stage"), std::string::npos) << h;  // fully spatial: nothing said
+  EXPECT_EQ(h.find("stage"), std::string::npos) << h;     // fully spatial: nothing said
+  EXPECT_EQ(h.find("OpenBLAS"), std::string::npos) << h;  // counting mode multiplies nothing
+
+  // Arithmetic: the BLAS kernels, which round the products, and a note when a faster set is available.
+  s.arithmetic = workloads::Arithmetic::fp32;
+  s.seed = 7;
+  std::ostringstream arith;
+  write_setup_header(arith, s);
+  EXPECT_NE(arith.str().find("arith   fp32, seed 7, OpenBLAS " + sim::blas_kernels() + " kernels\n"),
+            std::string::npos)
+      << arith.str();
+  EXPECT_EQ(arith.str().find("\nnote    ") != std::string::npos, !sim::blas_advice().empty()) << arith.str();
+  s.arithmetic = workloads::Arithmetic::none;
 
   // Pipeline stages: both layers on one stage's block; one layer per stage is the fully spatial mapping.
   auto header_with_stages = [&](std::uint32_t stages) {

@@ -11,6 +11,7 @@
 #include "analysis/results_writer.h"
 #include "analysis/run_metrics.h"
 #include "cli/command_line.h"
+#include "sim/blas_kernels.h"
 #include "tests/analysis/hdf5_test_support.h"
 #include "workloads/run_setup.h"
 #include "workloads/training_run.h"
@@ -97,6 +98,7 @@ TEST_F(ResultsWriterTest, RoundTripsAttributesMetricsCountersAndMaps) {
   EXPECT_EQ(read_string_attribute(root, "config.model.depth"), "4");
   EXPECT_EQ(read_string_attribute(root, "config.energy.hop_pj"), "");
   EXPECT_EQ(read_string_attribute(root, "spatialsim_version"), "9.9.9");
+  EXPECT_EQ(read_string_attribute(root, "blas"), sim::blas_configuration());
   EXPECT_EQ(read_string_attribute(root, "energy_preset"), "testpreset");
   EXPECT_EQ(testing::read_attribute<double>(root, "energy_hop_pj", H5::PredType::NATIVE_DOUBLE), 0.4);
   EXPECT_EQ(testing::read_attribute<double>(root, "energy_sram_pj", H5::PredType::NATIVE_DOUBLE), 1.0);

@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
+#include "sim/blas_kernels.h"
 #include "sim/option_spec.h"
 #include "sim/registry.h"
 #include "tests/cli/binary_run_fixture.h"
@@ -415,7 +416,10 @@ using testing::run_binary;
 TEST(Binary, VersionExitsZero) {
   const auto r = run_binary("version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, "spatialsim " + std::string(kProgramVersion) + "\n");
+  // The version, then the BLAS and the kernels it chose (and a note when OPENBLAS_CORETYPE would help).
+  const std::string blas_line = "blas    " + sim::blas_configuration() + "\n";
+  EXPECT_TRUE(r.out.starts_with("spatialsim " + std::string(kProgramVersion) + "\n" + blas_line)) << r.out;
+  EXPECT_EQ(r.out.find("note    ") != std::string::npos, !sim::blas_advice().empty()) << r.out;
   EXPECT_EQ(r.err, "");
 }
 

@@ -1,0 +1,39 @@
+#pragma once
+// Which BLAS kernels this process runs, and when a faster set is one environment variable away.
+//
+// Why: Debian's OpenBLAS is built for every x86-64 CPU (DYNAMIC_ARCH) and picks its kernels from the CPU's
+// model when the library loads. A virtual machine that hides the model (lscpu: "Intel(R) Xeon(R)
+// Processor") gets the oldest set, Prescott (SSE3), even on a CPU with AVX-512: on the project's machine
+// the benchmark's fp32 products ran at 26 GFLOP/s instead of 99 (docs/performance.md). Only
+// OPENBLAS_CORETYPE, set before the program starts, changes the choice; a loaded library keeps it. The
+// kernels also decide an fp32 product's rounding, so runs report them.
+//
+// Usage:
+//   sim::blas_kernels();        // "Prescott": the kernel set OpenBLAS chose
+//   sim::blas_configuration();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Prescott
+//   MAX_THREADS=64" sim::blas_advice();         // "" or a sentence naming the OPENBLAS_CORETYPE to set
+
+#include <string>
+#include <string_view>
+
+namespace spatialsim::sim {
+
+std::string blas_kernels();
+std::string blas_configuration();
+
+// The vector units of a CPU that decide which OpenBLAS kernel set it can run.
+struct VectorUnits {
+  bool avx2_fma = false;  // AVX2 and FMA: OpenBLAS's Haswell kernels
+  bool avx512 = false;    // AVX-512 F, BW, DQ and VL: its SkylakeX kernels
+};
+VectorUnits this_cpu_vector_units();
+
+// The OPENBLAS_CORETYPE that gives `cpu` faster kernels than `kernels` (OpenBLAS's name of a set), or empty:
+// only when `kernels` uses no AVX2 and the CPU has AVX2 and FMA.
+std::string faster_coretype(std::string_view kernels, VectorUnits cpu);
+
+// A sentence for the user when faster_coretype applies to this process and OPENBLAS_CORETYPE is not set
+// (a set one is the user's choice); else empty.
+std::string blas_advice();
+
+}  // namespace spatialsim::sim
