@@ -52,7 +52,7 @@ std::string blas_advice() {
   if (faster.empty()) return "";
   return "OpenBLAS chose its " + kernels + " kernels, which use no AVX2, on a CPU with " +
          (cpu.avx512 ? "AVX-512" : "AVX2") +
-         " (a virtual machine hiding the CPU's model?): set OPENBLAS_CORETYPE=" + faster +
+         " (a model this OpenBLAS does not know?): set OPENBLAS_CORETYPE=" + faster +
          " in the environment for faster fp32/fp64 products (docs/performance.md)";
 }
 

@@ -2,9 +2,10 @@
 // Which BLAS kernels this process runs, and when a faster set is one environment variable away.
 //
 // Why: Debian's OpenBLAS is built for every x86-64 CPU (DYNAMIC_ARCH) and picks its kernels from the CPU's
-// model when the library loads. A virtual machine that hides the model (lscpu: "Intel(R) Xeon(R)
-// Processor") gets the oldest set, Prescott (SSE3), even on a CPU with AVX-512: on the project's machine
-// the benchmark's fp32 products ran at 26 GFLOP/s instead of 99 (docs/performance.md). Only
+// family and model numbers when the library loads. A model newer than the library (Debian 12's 0.3.21
+// predates Emerald Rapids, family 6 model 207, the project's machine since 2026-11-30) or one a virtual
+// machine reports falsely gets the oldest set, Prescott (SSE3), even on a CPU with AVX-512: there the
+// benchmark's fp32 products ran at 25 to 28 GFLOP/s instead of 129 to 139 (docs/performance.md). Only
 // OPENBLAS_CORETYPE, set before the program starts, changes the choice; a loaded library keeps it. The
 // kernels also decide an fp32 product's rounding, so runs report them.
 //
