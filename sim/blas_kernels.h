@@ -11,8 +11,8 @@
 //
 // Usage:
 //   sim::blas_kernels();        // "Prescott": the kernel set OpenBLAS chose
-//   sim::blas_configuration();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Prescott
-//   MAX_THREADS=64" sim::blas_advice();         // "" or a sentence naming the OPENBLAS_CORETYPE to set
+//   sim::blas_configuration();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Prescott MAX_THREADS=64"
+//   sim::blas_advice();         // "" or a sentence naming the OPENBLAS_CORETYPE to set
 
 #include <string>
 #include <string_view>

@@ -55,7 +55,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
       if (!options.for_checks) {
         // No fp64 copy of the model to keep: each layer is drawn into a buffer of the thread that draws it
         // and loaded straight onto its own block's tiles, the layers in parallel (each its own stream: the
-        // same weights on any number of threads). At most one buffer per thread is held at a time.
+        // same weights on any number of threads). One buffer per thread that draws, reused.
         const std::vector<DenseLayerShape> shapes = setup.model.dense_layers();
         tbb::enumerable_thread_specific<LayerParameters> buffers;
         tbb::parallel_for(std::size_t{0}, shapes.size(), [&](std::size_t l) {
