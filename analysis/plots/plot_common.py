@@ -5,32 +5,33 @@ Every problem with the input is reported as one line, `<script>: error: <what> (
 code 2, never as a traceback.
 """
 
+import importlib.util
 import os
 import sys
 
 
-def _missing(module, package):
+def _missing(modules, packages):
     # Another python3 first on PATH (a pyenv, a venv) does not see Debian's packages: say which one ran.
+    verb = "is" if len(modules) == 1 else "are"
     sys.stderr.write(
-        f"{os.path.basename(sys.argv[0])}: error: {module} is not importable by {sys.executable} "
-        f"(apt-get install {package}, and run the script with /usr/bin/python3)\n"
+        f"{os.path.basename(sys.argv[0])}: error: {' and '.join(modules)} {verb} not importable by "
+        f"{sys.executable} (apt-get install {' '.join(packages)}, and run the script with /usr/bin/python3)\n"
     )
     sys.exit(2)
 
 
+# Both checked before either is used, so that one line names everything missing.
+_needed = [("matplotlib", "python3-matplotlib"), ("h5py", "python3-h5py")]
+_absent = [(module, package) for module, package in _needed if importlib.util.find_spec(module) is None]
+if _absent:
+    _missing([m for m, _ in _absent], [p for _, p in _absent])
+
 # Headless by construction: the scripts run in tests and on machines without a display.
-try:
-    import matplotlib
-except ImportError:
-    _missing("matplotlib", "python3-matplotlib")
+import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after use("Agg"))
 import numpy as np  # noqa: E402
-
-try:
-    import h5py  # noqa: E402
-except ImportError:
-    _missing("h5py", "python3-h5py")
+import h5py  # noqa: E402
 
 
 def fail(message):

@@ -71,7 +71,7 @@ def main():
         (time, per_layer), steps, integral, peak = series[s]
         for start in steps["start_cycle"][1:]:
             ax.axvline(start, color="grey", linestyle=":", linewidth=0.8)
-        ax.set_ylabel("stash")
+        ax.set_ylabel("stash (bytes)")
         ax.grid(alpha=0.3)
         if not per_layer.any():
             ax.set_ylim(0, 1)
@@ -88,7 +88,8 @@ def main():
         ax.step(time, bottom, where="post", color="black", linewidth=0.8, label="total")
         # The plot shows the state at the end of each cycle, as peak_stash_bytes counts it: its highest
         # point is the run's peak.
-        ax.set_title(f"{s}: inflight_byte_cycles {integral:.4g}, peak_stash_bytes {peak}", fontsize="small")
+        ax.set_title(f"{s}: inflight_byte_cycles {integral:.4g} byte-cycles, peak_stash_bytes {peak} bytes",
+                     fontsize="small")
         ax.yaxis.set_major_formatter(human_bytes_formatter())
         ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes[-1, 0].set_xlabel("cycle (steps laid end to end; dotted: step boundaries)")

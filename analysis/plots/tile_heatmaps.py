@@ -86,10 +86,14 @@ def main():
         for r, s in enumerate(names):
             ax = axes[r][c]
             low, high = limits if limits else (data[s, m].min(), data[s, m].max())
-            constant = low == high
-            if constant:  # a constant map (forward's stash): one colour, and say so
-                ax.text(0.5, 0.5, f"all {low:g}", transform=ax.transAxes, ha="center", va="center",
-                        color="white")
+            if data[s, m].min() == data[s, m].max():  # a constant map (forward's stash): say so
+                value = data[s, m].min()
+                # White on the scale's dark low end, black on its light high end.
+                dark = high == low or value <= (low + high) / 2
+                ax.text(0.5, 0.5, f"all {value:g}", transform=ax.transAxes, ha="center", va="center",
+                        color="white" if dark else "black")
+            constant = low == high  # one colour for the whole scale
+            if constant:
                 high = low + 1
             image = ax.imshow(data[s, m], cmap="viridis", origin="upper", interpolation="nearest", vmin=low,
                               vmax=high)

@@ -131,6 +131,9 @@ TEST_F(PlotScriptsTest, TileHeatmaps) {
             std::string::npos);
   EXPECT_NE(png.find("backprop: flops sum over tiles (host excluded) "), std::string::npos);
   EXPECT_EQ(png.find("peak_stash_bytes (bytes) sum"), std::string::npos);
+  // Forward stashes nothing: its constant map says so, also on a scale shared with the other schedules.
+  EXPECT_NE(png.find("all 0"), std::string::npos);
+  EXPECT_NE(expect_png("tile_heatmaps.py", "results.h5", "--shared").find("all 0"), std::string::npos);
 }
 
 // backprop and checkpoint have the same loss at every step: the legend says so (and the script draws
