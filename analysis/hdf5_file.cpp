@@ -288,6 +288,7 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
          " does not exist; create it first, or give a file name in an existing directory, such as " +
          (named.parent_path() / example).lexically_normal().string());
   }
+  if (const std::string too_long = file_name_too_long(path); !too_long.empty()) fail(too_long);
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const fs::file_status dir_status = fs::status(dir, ec);
   if (dir_status.type() == fs::file_type::not_found) {

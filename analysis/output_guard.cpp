@@ -143,13 +143,19 @@ std::filesystem::path follow_output_links(const std::string& path, std::string& 
 
 }  // namespace
 
+std::string file_name_too_long(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  if (name.size() <= kMaxFileName) return "";
+  return "its file name is " + std::to_string(name.size()) + " bytes long, more than the " +
+         std::to_string(kMaxFileName) + " a file name may have; give a shorter name";
+}
+
 std::string temporary_path(const std::string& final_path) {
   const std::string suffix = ".tmp-" + std::to_string(::getpid());
   const std::filesystem::path final_name(final_path);
   const std::string name = final_name.filename().string();
-  constexpr std::size_t kNameMax = 255;  // NAME_MAX on Linux file systems
-  if (name.size() + suffix.size() <= kNameMax) return final_path + suffix;
-  return (final_name.parent_path() / (name.substr(0, kNameMax - suffix.size()) + suffix)).string();
+  if (name.size() + suffix.size() <= kMaxFileName) return final_path + suffix;
+  return (final_name.parent_path() / (name.substr(0, kMaxFileName - suffix.size()) + suffix)).string();
 }
 
 OutputTarget output_target(const std::string& path) {

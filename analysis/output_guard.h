@@ -41,6 +41,13 @@ class OutputError : public std::runtime_error {
   std::string m_problem;
 };
 
+// The longest file name (one path component, in bytes) the file systems of Linux take: NAME_MAX.
+inline constexpr std::size_t kMaxFileName = 255;
+
+// "" when the last component of `path` is a legal file name length, else why not, for an output check's
+// message (a name that is too long fails only when the file is created: after the run, if not checked).
+std::string file_name_too_long(const std::string& path);
+
 // The temporary name an output is written under before the rename: "<final_path>.tmp-<pid>", with the
 // file name cut so that the whole name stays within 255 bytes (a legal 253-byte name stays writable).
 std::string temporary_path(const std::string& final_path);

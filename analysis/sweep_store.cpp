@@ -177,6 +177,13 @@ void check_sweep_writable(const std::string& out, bool resume) {
       fail("is not a sweep file (" + why + "), so --sweep.resume has no rows to reuse in it; give the " +
            "sweep's own file as --out, or leave out --sweep.resume to replace " + out);
   }
+  if (!file_name_too_long(dir).empty())
+    fail(
+        "the sweep keeps its finished points in a directory beside it, named after it with \".points\" "
+        "added, and that name would be " +
+        std::to_string(std::filesystem::path(dir).filename().string().size()) +
+        " bytes long, more than the " + std::to_string(kMaxFileName) +
+        " a file name may have; give a shorter name");
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(dir, ec);
   // status follows a symbolic link: a dangling one reads as not found, yet the directory cannot be made.

@@ -33,6 +33,16 @@ constexpr const char* kSyntaxIni = "model.depth = 4\n[model\nwidth = 8\n";
 constexpr const char* kUnknownKeyIni = "# a small model\n[model]\ndepth = 4\ndpeth = 5\n";
 constexpr const char* kBadValueIni = "[step]\ntokens = 16\nwavefront = four\n";
 
+// Output names one byte longer than a file name may be (NAME_MAX, 255): refused before the run, not when
+// the finished file is renamed into place. A sweep's name of 250 bytes is legal, but the directory beside
+// it for its finished points ("<out>.points") would not be.
+const std::string kLongName(256, 'a');
+const std::string kRunLongOut = "run --sim.arith=none --out=" + kLongName;
+const std::string kRunLongTrace = "run --sim.arith=none --chrome-trace=" + kLongName;
+const std::string kKernelLongOut = "kernel --grid=2x2 --out=" + kLongName;
+const std::string kSweepLongPoints =
+    "sweep --vary model.depth=2,3 --sim.arith=none --out=" + std::string(250, 's');
+
 const BadInputCase kCases[] = {
     // --- command line
     {"UnknownOptionWithSuggestion", "--model.dpeth=3",
@@ -101,6 +111,7 @@ const BadInputCase kCases[] = {
     // --- sizes that could not be counted (a counter would wrap, the grid would not fit in memory)
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
     {"WidthBeyond32Bits", "--model.width=5000000000", "model.width = \"5000000000\""},
+    {"TeacherWidthBeyond32Bits", "--data.teacher_width=4294967297", "data.teacher_width = \"4294967297\""},
     {"CountsThatWouldWrap", "--model.width=4000000000 --sim.arith=none", "a count could pass 2^62"},
     {"HopLatencyBeyondTheLimit", "--machine.hop_latency=18446744073709551615", "machine.hop_latency"},
     {"IntervalBeyondTheLimit", "--step.interval=18446744073709551615", "step.interval"},
@@ -239,6 +250,10 @@ const BadInputCase kCases[] = {
      "sweep --vary checkpoint.segment=1,2 --schedule=forward --out=s.h5",
      "--vary checkpoint.segment: checkpoint.segment is an option of schedule checkpoint, which is not "
      "selected"},
+    {"OutNameTooLong", kRunLongOut.c_str(), "its file name is 256 bytes long"},
+    {"ChromeTraceNameTooLong", kRunLongTrace.c_str(), "chrome_trace = \"aaa"},
+    {"KernelOutNameTooLong", kKernelLongOut.c_str(), "its file name is 256 bytes long"},
+    {"SweepPointsNameTooLong", kSweepLongPoints.c_str(), "would be 257 bytes long"},
     {"SweepPointsDirectoryIsAFile", "sweep --vary model.depth=2,3 --out=x.h5",
      "out = \"x.h5\" (from command line): the sweep keeps its finished points in x.h5.points, which exists "
      "and is not a directory",
