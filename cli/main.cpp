@@ -1,12 +1,34 @@
 // The spatialsim front end: parses the command line, then hands the resolved configuration to a command.
 // Exit codes are those of cli::ExitCode (docs/cli.md); every error is one line on stderr.
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 
 #include "analysis/output_guard.h"
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
+
+namespace {
+
+// What a command printed must have reached standard output: a full disk or a file that cannot take it is
+// an output that cannot be written, like an unwritable --out, not a finished run whose printed results are
+// lost without a word (for theory, crossover and a kernel run without --out they are the only output).
+int with_stdout_written(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout.fail()) return code;
+  const std::string reason = errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : "";
+  std::cerr << spatialsim::cli::error_line("standard output cannot be written" + reason +
+                                           "; what was printed there is incomplete: send it to a file or "
+                                           "pipe that can take it")
+            << '\n';
+  return code == spatialsim::cli::kExitOk ? spatialsim::cli::kExitBadInput : code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace spatialsim;
@@ -15,10 +37,10 @@ int main(int argc, char** argv) {
     switch (inv.action) {
       case cli::Invocation::Action::kHelp:
         cli::print_help(std::cout, inv.command);
-        return cli::kExitOk;
+        return with_stdout_written(cli::kExitOk);
       case cli::Invocation::Action::kList:
         cli::print_list(std::cout);
-        return cli::kExitOk;
+        return with_stdout_written(cli::kExitOk);
       case cli::Invocation::Action::kExecute:
         break;
     }
@@ -27,7 +49,7 @@ int main(int argc, char** argv) {
     const auto command = cli::CommandRegistry::create(inv.command, inv.config);
     cli::reject_unread_options(*command, inv.command, inv.config);
     cli::reject_clashing_outputs(*command, inv.config, inv.config_files);
-    return command->execute(inv.config);
+    return with_stdout_written(command->execute(inv.config));
   } catch (const sim::ConfigError& e) {
     std::cerr << cli::error_line(e.what()) << '\n';
     return cli::kExitBadInput;

@@ -2,10 +2,13 @@
 // runs, with exit code 2, exactly one line on stderr that starts with "spatialsim: error: " and names the
 // offending option or file, nothing on stdout, and no output file left behind.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -333,6 +336,25 @@ TEST_F(OutputLinkTest, ALinkToARegularFileGetsTheResultsAndStaysALink) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::is_symlink(path("l.h5")));
   EXPECT_FALSE(uint_array("results.h5", "/runs/forward/tiles/byte_hops_sent").empty());
+}
+
+// Standard output that cannot take what a command prints (a full disk: /dev/full) is an output that cannot
+// be written: one line and exit code 2, not a silent success (theory's and a kernel's printed results are
+// their only output).
+TEST_F(OutputLinkTest, StandardOutputThatCannotBeWrittenIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const char* args : {"version", "--help", "theory", "kernel --grid=2x2"}) {
+    const std::string err = path("err.txt");
+    const std::string command =
+        std::string("'") + SPATIALSIM_BINARY + "' " + args + " >/dev/full 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    std::ifstream in(err);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args << ": " << text;
+    EXPECT_EQ(lines(text), 1u) << args << ": " << text;
+    EXPECT_TRUE(text.starts_with("spatialsim: error: standard output cannot be written"))
+        << args << ": " << text;
+  }
 }
 
 // The table is the reliability issue's minimum of 25 cases and then some; a shrinking table is a review
