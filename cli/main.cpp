@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -55,6 +56,13 @@ int main(int argc, char** argv) {
     return cli::kExitBadInput;
   } catch (const std::invalid_argument& e) {  // bad input detected by a component
     std::cerr << cli::error_line(e.what()) << '\n';
+    return cli::kExitBadInput;
+  } catch (const std::bad_alloc&) {  // sizes that passed the up-front estimate, on a machine with less free
+    std::cerr << cli::error_line(
+                     "out of memory: this run needs more memory than the machine has free (its values grow "
+                     "with the layer widths, step.tokens and data.teacher_width); give smaller sizes, or "
+                     "sim.arith=none to count without values")
+              << '\n';
     return cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << cli::error_line(std::string("internal error: ") + e.what()) << '\n';

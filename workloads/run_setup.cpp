@@ -1,6 +1,11 @@
 #include "workloads/run_setup.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "mappings/partition.h"
@@ -74,6 +79,71 @@ double price_from_config(const sim::Config& config, const std::string& key) {
   return price;
 }
 
+// The host's memory in bytes (0 if the system does not say).
+long double host_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<long double>(pages) * static_cast<long double>(page) : 0;
+}
+
+// "960 GB", "48.6 kB": three digits in the largest unit that keeps one before the point.
+std::string bytes_text(long double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  std::size_t u = 0;
+  while (bytes >= 1000 && u + 1 < std::size(units)) {
+    bytes /= 1000;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3Lg %s", bytes, units[u]);
+  return text;
+}
+
+// Arithmetic mode allocates every value it computes with. Sizes whose smallest part of that is beyond the
+// host's memory are refused before anything is allocated (an allocation failing midway was reported as
+// "internal error: std::bad_alloc"): the tiles' weight slices and gradient accumulators, the fp64 buffer a
+// layer is drawn into, and the step's inputs and targets in fp64, with the teacher's matrices and hidden
+// layer. Stashes, messages and the optimizer's state come on top; they depend on the schedule.
+void check_values_fit_in_memory(const sim::Config& config, const RunSetup& s) {
+  if (s.arithmetic == Arithmetic::none) return;
+  const long double memory = host_memory_bytes();
+  if (memory == 0) return;
+  auto wide = [](std::uint64_t v) { return static_cast<long double>(v); };
+  const long double value = s.arithmetic == Arithmetic::fp32 ? 4 : 8;
+  long double parameters = 0, widest = 0;
+  for (const DenseLayerShape& layer : s.model.dense_layers()) {
+    const long double weights = wide(layer.d_in) * wide(layer.d_out);
+    parameters += weights + wide(layer.d_out);
+    widest = std::max(widest, weights);
+  }
+  const long double model = 2 * value * parameters + 8 * widest;
+  const long double d_in = wide(s.model.inputs()), d_out = wide(s.model.outputs()), T = wide(s.tokens);
+  const long double data = 8 * T * (d_in + d_out);
+  const long double teacher =
+      s.data.task == Task::teacher ? 8 * wide(s.data.teacher_width) * (d_in + d_out + T) : 0;
+  const long double needed = model + data + teacher;
+  if (needed <= memory) return;
+  // Name the largest part, and of the model's options the one the user set.
+  std::string key = "step.tokens", fix = "fewer step.tokens";
+  if (teacher >= model && teacher >= data) {
+    key = "data.teacher_width";
+    fix = "a narrower teacher";
+  } else if (model >= data) {
+    key = "model.width";
+    fix = "narrower or fewer layers";
+    for (const char* k : {"model.widths", "model.width", "model.inputs", "model.outputs", "model.depth"})
+      if (config.is_explicit(k)) {
+        key = k;
+        break;
+      }
+  }
+  config.fail(key, "makes this run's values too large for this machine: in " +
+                       std::string(name(s.arithmetic)) + " they need at least " + bytes_text(needed) +
+                       " (the tiles' weights and gradients " + bytes_text(model) + ", the step's data " +
+                       bytes_text(data + teacher) + "), and it has " + bytes_text(memory) + "; give " + fix +
+                       ", or sim.arith=none to count without values");
+}
+
 }  // namespace
 
 std::uint32_t threads_from_config(const sim::Config& config) {
@@ -133,6 +203,7 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
   s.seed = config.get_uint("sim.seed");
   s.threads = threads_from_config(config);
+  check_values_fit_in_memory(config, s);
 
   // Blocks: every dense layer (a reversible model's F and G included) gets the same r x c block, in
   // placement order; it must fit the layer (no silent shrinking).

@@ -115,6 +115,14 @@ const BadInputCase kCases[] = {
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
     {"WidthBeyond32Bits", "--model.width=5000000000", "model.width = \"5000000000\""},
     {"TeacherWidthBeyond32Bits", "--data.teacher_width=4294967297", "data.teacher_width = \"4294967297\""},
+    // Arithmetic mode allocates its values: sizes beyond any machine's memory are refused before any
+    // allocation (they ended in "internal error: std::bad_alloc", and a sweep left its points directory).
+    {"WeightsBeyondMemory", "--model.width=2000000",
+     "model.width = \"2000000\" (from command line): makes this run's values too large for this machine"},
+    {"TeacherBeyondMemory", "--data.teacher_width=4000000000", "data.teacher_width = \"4000000000\""},
+    {"StepDataBeyondMemory", "--step.tokens=4000000000", "step.tokens = \"4000000000\""},
+    {"SweepPointBeyondMemory", "sweep --vary model.width=8,2000000 --out=s.h5",
+     "sweep point 2 of 2 (model.width=2000000)"},
     {"CountsThatWouldWrap", "--model.width=4000000000 --sim.arith=none", "a count could pass 2^62"},
     {"HopLatencyBeyondTheLimit", "--machine.hop_latency=18446744073709551615", "machine.hop_latency"},
     {"IntervalBeyondTheLimit", "--step.interval=18446744073709551615", "step.interval"},

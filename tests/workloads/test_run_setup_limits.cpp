@@ -31,9 +31,12 @@ std::string refused_key(const std::vector<std::string>& overrides) {
 TEST(RunSetupLimits, RefusesWhatCannotBeCountedAndAcceptsTheLimitItself) {
   EXPECT_EQ(refused_key({"--model.width=5000000000"}), "model.width");  // not silently truncated to 32 bits
   EXPECT_EQ(refused_key({"--model.outputs=4294967296"}), "model.outputs");
-  EXPECT_EQ(refused_key({"--model.width=4000000000"}), "model.width");  // fits 32 bits, not the counters
-  EXPECT_EQ(refused_key({"--model.width=100000", "--step.tokens=4000000000"}), "model.width");
-  EXPECT_EQ(refused_key({"--step.tokens=4000000000", "--model.widths=100000,100000"}), "model.widths");
+  // Fits 32 bits, not the counters (counting mode: the values' memory is refused first otherwise, below).
+  EXPECT_EQ(refused_key({"--model.width=4000000000", "--sim.arith=none"}), "model.width");
+  EXPECT_EQ(refused_key({"--model.width=100000", "--step.tokens=4000000000", "--sim.arith=none"}),
+            "model.width");
+  EXPECT_EQ(refused_key({"--step.tokens=4000000000", "--model.widths=100000,100000", "--sim.arith=none"}),
+            "model.widths");
 
   EXPECT_EQ(refused_key({"--mapping.grid=2049x2048"}), "mapping.grid");
   EXPECT_EQ(refused_key({"--mapping.grid=100000x100000"}), "mapping.grid");  // 10^10 tiles: beyond 32 bits
@@ -47,6 +50,23 @@ TEST(RunSetupLimits, RefusesWhatCannotBeCountedAndAcceptsTheLimitItself) {
   EXPECT_EQ(refused_key({"--machine.hop_latency=1048576"}), "");
   EXPECT_EQ(refused_key({"--step.interval=4294967296"}), "step.interval");
   EXPECT_EQ(refused_key({"--step.interval=4294967295"}), "");
+}
+
+// Arithmetic mode's values must fit in the host's memory (checked before any allocation): the refusal names
+// the largest part (the model's weights and gradients, the step's data, the teacher's matrices); counting
+// mode holds no values and is not refused for them.
+TEST(RunSetupLimits, ValuesBeyondTheHostsMemoryAreRefusedInArithmeticModeOnly) {
+  // 4 x 10^12 weights: 32 TB of fp32 weights and gradients, beyond any machine this runs on.
+  EXPECT_EQ(refused_key({"--model.width=2000000"}), "model.width");
+  EXPECT_EQ(refused_key({"--model.width=2000000", "--sim.arith=fp64"}), "model.width");
+  EXPECT_EQ(refused_key({"--model.widths=32,2000000,2000000,10"}), "model.widths");
+  EXPECT_EQ(refused_key({"--model.width=2000000", "--sim.arith=none", "--schedule=forward"}), "");
+  // 4 x 10^9 tokens of 42 fp64 inputs and targets: 1.3 TB; a teacher 4 x 10^9 wide: 3.4 TB.
+  EXPECT_EQ(refused_key({"--step.tokens=4000000000"}), "step.tokens");
+  EXPECT_EQ(refused_key({"--data.teacher_width=4000000000"}), "data.teacher_width");
+  // The mixture task builds no teacher (the front end refuses the option there as one that does not apply).
+  EXPECT_EQ(refused_key({"--data.teacher_width=4000000000", "--data.task=mixture"}), "");
+  EXPECT_EQ(refused_key({}), "");
 }
 
 // run used to accept up to 2^32 - 1 threads (a billion: std::bad_alloc) while sweep refused above 4096.
