@@ -227,6 +227,14 @@ RunSetup setup_from_config(const sim::Config& config) {
     config.fail("mapping.stages", "is more than the model's " + std::to_string(layer_count) +
                                       " dense layers (a stage holds at least one layer); give at most " +
                                       std::to_string(layer_count) + ", or 0 for one block per layer");
+  // Each block holds its own tiles, so more blocks' tiles than a grid may have cannot be placed: refused
+  // before placing, whose time and memory grow with the tiles (100000 layers of 64x64 blocks took minutes).
+  const std::uint64_t block_count = stages == 0 ? layer_count : stages;
+  if (block_count * r * c > sim::Grid::kMaxTiles)
+    config.fail("mapping.grid", "would need at least " + std::to_string(block_count) + " blocks of " +
+                                    dims(r, c) + " tiles, more than the " +
+                                    std::to_string(sim::Grid::kMaxTiles) +
+                                    " a grid may have; give fewer layers or a smaller mapping.block");
   const auto strategy = mappings::PlacementRegistry::create(s.placement_name, config);
   if (stages == 0) {
     s.placement = strategy->place(std::vector<mappings::BlockShape>(layer_count, mappings::BlockShape{r, c}));

@@ -112,6 +112,10 @@ const BadInputCase kCases[] = {
     {"MoreStagesThanLayers", "--mapping.stages=5", "mapping.stages"},
     {"GridWithoutHeight", "--mapping.grid=4", "mapping.grid"},
     // --- sizes that could not be counted (a counter would wrap, the grid would not fit in memory)
+    {"BlocksBeyondTheTileLimit",
+     "--sim.arith=none --model.depth=100000 --model.width=64 --model.inputs=64 --model.outputs=64 "
+     "--mapping.block=64x64",
+     "would need at least 100000 blocks of 64x64 tiles, more than the 4194304 a grid may have"},
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
     {"WidthBeyond32Bits", "--model.width=5000000000", "model.width = \"5000000000\""},
     {"TeacherWidthBeyond32Bits", "--data.teacher_width=4294967297", "data.teacher_width = \"4294967297\""},
