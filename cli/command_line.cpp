@@ -288,7 +288,7 @@ Invocation parse_command_line(const std::vector<std::string>& args, std::string_
     if (!command_given) inv.command.clear();
     return inv;
   }
-  if (options.list) throw sim::ConfigError("", "--list takes no command");
+  if (options.list) throw sim::ConfigError("", "--list takes no command; run `spatialsim --list` alone");
 
   inv.config = defaults;
   for (const auto& file : options.config_files) {

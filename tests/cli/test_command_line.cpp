@@ -326,7 +326,7 @@ TEST_F(CommandLine, HelpAndList) {
   EXPECT_EQ(inv.action, Invocation::Action::kHelp);
   EXPECT_EQ(inv.command, "clitest-echo");
   EXPECT_EQ(parse({"--list"}).action, Invocation::Action::kList);
-  EXPECT_EQ(error_of({"clitest-echo", "--list"}), "--list takes no command");
+  EXPECT_EQ(error_of({"clitest-echo", "--list"}), "--list takes no command; run `spatialsim --list` alone");
 }
 
 TEST_F(CommandLine, HelpPrintsEveryRegisteredOptionWithDefaultAndUnit) {
