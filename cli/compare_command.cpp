@@ -13,6 +13,7 @@
 // written after the runs; 3 when a tile exceeded machine.sram_bytes, in the table's runs or in the
 // depth-scaling runs, and machine.on_overflow = error.
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -61,6 +62,13 @@ std::string joined(const std::vector<std::string>& names, std::string_view separ
 std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                                                 const std::vector<std::string>& schedules) {
   const std::vector<std::uint64_t> factors = config.get_positive_list("compare.depth_factors");
+  // A factor given twice would run one depth twice; the sweep would refuse the repeated depth, but naming
+  // its sweep.vary, which the user never set.
+  for (auto f = factors.begin(); f != factors.end(); ++f)
+    if (std::find(factors.begin(), f, *f) != f)
+      config.fail("compare.depth_factors",
+                  "lists the factor " + std::to_string(*f) +
+                      " twice, which would run one depth twice; list each factor once");
   // One factor other than 1 would be one more depth and no slope: it used to be dropped without a word.
   if (factors.size() == 1 && factors[0] != 1)
     config.fail("compare.depth_factors",

@@ -3,6 +3,7 @@
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -112,6 +113,25 @@ TEST_F(CompareCommandTest, ExplicitWidthsWithScalingIsBadInput) {
   EXPECT_NE(r.err.find("compare.depth_factors"), std::string::npos) << r.err;
   EXPECT_TRUE(dir_entries().empty());
   EXPECT_EQ(run("compare --sim.arith=none --model.widths=8,8,8 --compare.depth_factors=1").exit_code, 0);
+}
+
+// A factor listed twice (also as 01) is refused naming compare.depth_factors, the option the user set; the
+// error named sweep.vary "from compare (compare.depth_factors)", which the user never set.
+TEST_F(CompareCommandTest, RepeatedDepthFactorIsBadInputNamingTheFactors) {
+  for (const std::string factors : {"1,1", "1,2,2", "1,01"}) {
+    const BinaryRun r = run("compare --sim.arith=none --out=c.h5 --compare.depth_factors=" + factors);
+    EXPECT_EQ(r.exit_code, 2) << factors << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("spatialsim: error: compare.depth_factors = \"" + factors +
+                              "\" (from command line): lists the factor ",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_NE(r.err.find("list each factor once"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("sweep.vary"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(dir_entries().empty());
+  }
 }
 
 TEST_F(CompareCommandTest, RunWithTheorySideBySideSplitsTheDifference) {
