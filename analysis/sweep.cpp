@@ -54,6 +54,23 @@ std::optional<double> as_number(std::string_view s) {
   return v;
 }
 
+// Whether `key`'s parser reads `a` and `b` as one value, beyond numbers (as_number compares those): true,
+// yes, on and 1 of a bool option (the unit it is registered with), 2x2, 2X2 and 02x2 of a block or grid
+// (sim::Config::get_dims). Choices and other strings are read as written. Exact: the parser's results are
+// compared, and a value it refuses is the same as nothing (the point's validation names it).
+bool same_parsed_value(const std::string& key, const std::string& a, const std::string& b) {
+  sim::Config probe;
+  probe.set("a", a, "sweep");
+  probe.set("b", b, "sweep");
+  try {
+    const sim::OptionSpec* spec = sim::OptionTable::find(key);
+    if (spec != nullptr && spec->unit == "bool") return probe.get_bool("a") == probe.get_bool("b");
+    return probe.get_dims("a") == probe.get_dims("b");
+  } catch (const sim::ConfigError&) {
+    return false;
+  }
+}
+
 std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
   std::string out;
   for (std::size_t a = 0; a < axes.size(); ++a) out += (a ? ", " : "") + axes[a].key + "=" + values[a];
@@ -152,6 +169,11 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
         if (as_number(axis.values[v]) == number)
           base.fail("sweep.vary", key + " lists " + axis.values[v] + " and " + value +
                                       ", the same number twice; give each value once");
+      // So are true and yes of a bool, 2x2 and 2X2 of a block: the value the option's parser reads.
+      for (const auto& earlier : axis.values)
+        if (same_parsed_value(key, earlier, value))
+          base.fail("sweep.vary", key + " lists " + earlier + " and " + value + ", which " + key +
+                                      " reads as the same value; give each value once");
       axis.numeric = axis.numeric && number.has_value();
       axis.numbers.push_back(number.value_or(0.0));
       axis.values.push_back(value);

@@ -73,7 +73,8 @@ struct SweepRow {
 
 // Parses `sweep.vary`. Contract: every KEY is registered (sim::OptionTable) and present in `base`, is not
 // a key that cannot change a result (out, schedule, sim.threads, sweep.*, ...), appears once and lists at
-// least one value, without empty or repeated values. Empty `sweep.vary` gives no axes (one point).
+// least one value, without empty or repeated values (repeated as the option reads them: 2 and 02, true and
+// yes, 2x2 and 2X2). Empty `sweep.vary` gives no axes (one point).
 // Throws sim::ConfigError naming sweep.vary and the offending key.
 std::vector<SweepAxis> parse_vary(const sim::Config& base);
 

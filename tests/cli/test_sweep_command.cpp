@@ -293,5 +293,29 @@ TEST_F(SweepCommandTest, ANumberWrittenTwoWaysIsARepeatedValue) {
   }
 }
 
+// The same for any value the option's parser reads as one: true and yes of a bool, 2x2 and 2X2 of a block
+// (they ran the same point twice). Spellings the parser tells apart, or refuses, are not repeats.
+TEST_F(SweepCommandTest, AValueTheOptionReadsTwoWaysIsARepeatedValue) {
+  for (const char* vary : {"mapping.block=2x2,2X2", "mapping.block=2x2,02x2", "model.bias=true,yes",
+                           "model.bias=on,1", "model.bias=false,OFF", "mapping.grid=4x4,4X4"}) {
+    const SweepRun r = sweep(std::string("--sim.arith=none --vary ") + vary + " --out=s.h5");
+    EXPECT_EQ(r.exit_code, 2) << vary << ": " << r.err;
+    EXPECT_EQ(
+        r.err.rfind("spatialsim: error: sweep.vary = \"" + std::string(vary) + "\" (from command line): ", 0),
+        0u)
+        << r.err;
+    EXPECT_NE(r.err.find("reads as the same value; give each value once"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(dir_entries().empty());
+  }
+  const SweepRun two =
+      sweep("--sim.arith=none --vary model.bias=true,no --vary mapping.block=1x1,2x2 --out=s.h5");
+  EXPECT_EQ(two.exit_code, 0) << two.err;
+  const SweepRun bad = sweep("--sim.arith=none --vary model.bias=maybe,perhaps --out=t.h5");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("model.bias = \"maybe\" (from sweep): must be true/false"), std::string::npos)
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace spatialsim::cli
