@@ -109,7 +109,7 @@ std::vector<std::string> selected_schedules(const sim::Config& config) {
 void reject_options_this_run_ignores(const sim::Config& config, const std::vector<std::string>& selected) {
   for (const auto& key : config.keys()) {
     if (const auto ignored = why_a_run_ignores(config, selected, key))
-      throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+      refuse_ignored_option(config, key, *ignored);
   }
 }
 

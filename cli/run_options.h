@@ -6,7 +6,7 @@
 // Usage:
 //   if (!run_reads(key)) ...  // another command's option (sweep.*, theory.*, ...)
 //   if (const auto ignored = why_a_run_ignores(config, {"forward"}, "checkpoint.segment"))
-//     throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+//     refuse_ignored_option(config, "checkpoint.segment", *ignored);
 
 #include <optional>
 #include <string>
@@ -42,5 +42,10 @@ struct IgnoredOption {
 std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
                                                const std::vector<std::string>& schedules,
                                                const std::string& key);
+
+// Throws the error for `key`, which a run ignores: its value and where it came from (sim::Config::fail:
+// `fg.tangents = "2" (from run.ini:3): `), then `KEY WHY; remove it or FIX`.
+[[noreturn]] void refuse_ignored_option(const sim::Config& config, const std::string& key,
+                                        const IgnoredOption& ignored);
 
 }  // namespace spatialsim::cli

@@ -226,7 +226,7 @@ class SweepCommand final : public Command {
       if (varied)
         throw sim::ConfigError("sweep.vary", "--vary " + key + ": " + key + " " + ignored->why +
                                                  "; do not vary it, or " + ignored->fix);
-      throw sim::ConfigError(key, key + " " + ignored->why + "; remove it or " + ignored->fix);
+      refuse_ignored_option(plan.base, key, *ignored);
     }
   }
 };

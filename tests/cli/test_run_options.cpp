@@ -1,13 +1,16 @@
 // What a run reads (cli/run_options.h): the options that change only the values a run computes leave
-// every count of a counting-mode run as it is, which is why `run` refuses them there (test_bad_input.cpp).
+// every count of a counting-mode run as it is, which is why `run` refuses them there (test_bad_input.cpp);
+// an option a run ignores is refused naming its value and where it came from.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/run_options.h"
+#include "tests/cli/binary_run_fixture.h"
 #include "tests/workloads/network_test_support.h"
 
 namespace spatialsim::cli {
@@ -76,6 +79,40 @@ TEST(RunOptions, OptionsThatChangeWhatIsCountedAreNotValueOnly) {
            {"model.activation", "identity"}, {"train.optimizer", "sgd"}, {"model.loss", "mse"}}) {
     EXPECT_FALSE(sets_values_only(key)) << key;
     EXPECT_FALSE(same_counts_with(key, value)) << key;
+  }
+}
+
+using IgnoredOptionTest = testing::BinaryRunTest;
+
+// A schedule's option is refused from a config file too, and then the line must say which file and line
+// hold it (it said only "fg.tangents is an option of ..."); run, sweep and compare alike, and the command
+// line's values say "(from command line)" as every other error does.
+TEST_F(IgnoredOptionTest, TheErrorSaysWhereTheValueCameFrom) {
+  std::ofstream(path("fg.ini")) << "[fg]\ntangents = 2\n";
+  std::ofstream(path("rev.ini")) << "[model]\nkind = reversible\n\n[revolve]\nslots = 2\n";
+  const std::string fg =
+      "spatialsim: error: fg.tangents = \"2\" (from fg.ini:2): fg.tangents is an option of schedules "
+      "forward-gradient, split-fg, none of which is selected (schedule = forward,backprop); remove it or add "
+      "forward-gradient to schedule\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --config=fg.ini --sim.arith=none", fg},
+      {"sweep --config=fg.ini --sim.arith=none --vary model.depth=2,4", fg},
+      {"compare --config=rev.ini --sim.arith=none",
+       "spatialsim: error: revolve.slots = \"2\" (from rev.ini:5): revolve.slots is an option of a schedule "
+       "that does not run on this model (compare runs forward, reversible); remove it\n"},
+      {"run --schedule=forward --train.lr=0.3",
+       "spatialsim: error: train.lr = \"0.3\" (from command line): train.lr is read by the weight update, "
+       "and "
+       "schedule = forward does not train (no backward pass, no update); remove it or add a schedule that "
+       "trains, such as backprop, to schedule\n"},
+  };
+  for (const auto& [args, error] : cases) {
+    const testing::BinaryRun r = run(args + " --out=o.h5");
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.err, error) << args;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_FALSE(std::filesystem::exists(path("o.h5"))) << args;
+    EXPECT_FALSE(std::filesystem::exists(path("o.h5.points"))) << args;
   }
 }
 
