@@ -4,11 +4,11 @@
 //
 //   spatialsim sweep --vary model.depth=4,8,16,32,64 --schedule forward,backprop --sim.arith=none
 //
-// Exit codes (cli/command.h): 0; 2 for bad input (an unknown or unsettable sweep key, a value that does
-// not parse or does not fit at some point, an unwritable --out, --sweep.resume on an --out holding results
-// of another sweep), found before any point runs and before any file is created; 3 when a point's run
-// exceeded machine.sram_bytes and machine.on_overflow = error (the file is written all the same: column
-// storage_overflow_tiles).
+// Exit codes (cli/command.h): 0; 2 for bad input (an unknown or unsettable sweep key, a key both set and
+// varied, a value that does not parse or does not fit at some point, an unwritable --out, --sweep.resume on
+// an --out holding results of another sweep), found before any point runs and before any file is created; 3
+// when a point's run exceeded machine.sram_bytes and machine.on_overflow = error (the file is written all the
+// same: column storage_overflow_tiles).
 
 #include <unistd.h>
 
@@ -172,6 +172,7 @@ class SweepCommand final : public Command {
   int execute(const sim::Config& config) override {
     // Interrupting a sweep must leave only complete point files behind (output_guard.h); idempotent.
     analysis::install_interrupt_handlers();
+    reject_fixed_and_varied(config);
     const analysis::SweepPlan plan = analysis::plan_sweep(config);  // every point validated: exit 2 early
     reject_what_its_runs_ignore(plan);
     const std::string out = config.get_string("out");
@@ -208,6 +209,24 @@ class SweepCommand final : public Command {
   }
 
  private:
+  // A key the user set (on the command line or in a --config file) and also varies: every point's value
+  // would replace the one they set, which would be dropped without a word. A value of the embedded default
+  // configuration is not the user's, and varying it is what a sweep is for. This is the sweep command's rule,
+  // not analysis::plan_sweep's: compare varies model.depth over the user's own model.depth.
+  static void reject_fixed_and_varied(const sim::Config& config) {
+    for (const auto& axis : analysis::parse_vary(config)) {
+      if (!config.is_explicit(axis.key)) continue;
+      std::string values;
+      for (const auto& v : axis.values) values += (values.empty() ? "" : ",") + v;
+      const std::string& vary_origin = config.origin("sweep.vary");
+      const std::string varied = vary_origin == "command line" ? "--vary " + axis.key + "=" + values
+                                                               : "sweep.vary (" + axis.key + "=" + values +
+                                                                     ", from " + vary_origin + ")";
+      config.fail(axis.key, "is also varied by " + varied +
+                                ", whose values would replace it at every point; remove one of them");
+    }
+  }
+
   // The sweep's runs read what `run` reads (cli/run_options.h): a varied key they never read, or an option
   // every point's runs ignore (a schedule's option without the schedule, data.mixture_spread with the
   // teacher task), would give identical points or silently drop what the user asked for.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/analysis/hdf5_test_support.h"
@@ -280,6 +281,38 @@ TEST_F(SweepCommandTest, DanglingLinkWhereThePointsGoIsRefusedNamingOut) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5.points"});
   EXPECT_TRUE(std::filesystem::is_symlink(path("s.h5.points")));
+}
+
+// A key set on the command line or in a --config file and also varied: the points ran the varied values
+// only, dropping the set one without a word. A value of the embedded default configuration is not the
+// user's and may be varied (ANumberWrittenTwoWaysIsARepeatedValue and the others vary such keys).
+TEST_F(SweepCommandTest, AKeyTheUserSetAndVariesIsRefusedNamingWhereItWasSet) {
+  std::ofstream(path("depth.ini")) << "# a base\n[model]\ndepth = 3\n";
+  std::ofstream(path("vary.ini")) << "[sweep]\nvary = model.depth=2,4\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--model.depth=3 --vary model.depth=2,4",
+       "model.depth = \"3\" (from command line): is also varied by --vary model.depth=2,4, whose values "
+       "would replace it at every point; remove one of them"},
+      {"--config=depth.ini --vary model.depth=2,4",
+       "model.depth = \"3\" (from depth.ini:3): is also varied by --vary model.depth=2,4"},
+      {"--model.depth=3 --config=vary.ini",
+       "model.depth = \"3\" (from command line): is also varied by sweep.vary (model.depth=2,4, from "
+       "vary.ini:2)"},
+      {"--vary sim.arith=fp32,fp64", "sim.arith = \"none\" (from command line): is also varied"},
+      {"--vary mapping.grid=4x4,8x8 --grid=6x6", "mapping.grid = \"6x6\" (from command line)"},
+  };
+  for (const auto& [args, error] : cases) {
+    const SweepRun r = sweep("--sim.arith=none --schedule=forward " + args + " --out=s.h5");
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("spatialsim: error: " + error, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(std::filesystem::exists(path("s.h5")));
+    EXPECT_FALSE(std::filesystem::exists(path("s.h5.points")));
+  }
+  // Only varied, from the defaults, the same keys sweep.
+  const SweepRun ok = sweep("--sim.arith=none --schedule=forward --vary model.depth=2,4 --out=s.h5");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 // 02 and +2 are the value 2 again: two identical points, refused like a value written twice.
