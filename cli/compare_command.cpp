@@ -150,8 +150,8 @@ void reject_options_compare_ignores(const sim::Config& config, const std::vector
     if (!ignored) continue;
     const auto dot = key.find('.');
     if (dot != std::string::npos && !workloads::owners_of_section(key.substr(0, dot)).empty())
-      config.fail(key, key + " is an option of a schedule that does not run on this model (compare runs " +
-                           runs + "); remove it");
+      config.fail(key, "is an option of a schedule that does not run on this model (compare runs " + runs +
+                           "); remove it");
     refuse_ignored_option(config, key, *ignored);
   }
 }

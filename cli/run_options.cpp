@@ -96,7 +96,7 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
 void refuse_ignored_option(const sim::Config& config, const std::string& key, const IgnoredOption& ignored) {
   // The origin matters most for a file's value: a schedule's option is refused from a config file too, and
   // without FILE:LINE the user would have to search their files for it.
-  config.fail(key, key + " " + ignored.why + "; remove it or " + ignored.fix);
+  config.fail(key, ignored.why + "; remove it or " + ignored.fix);
 }
 
 }  // namespace spatialsim::cli

@@ -44,7 +44,7 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
                                                const std::string& key);
 
 // Throws the error for `key`, which a run ignores: its value and where it came from (sim::Config::fail:
-// `fg.tangents = "2" (from run.ini:3): `), then `KEY WHY; remove it or FIX`.
+// `fg.tangents = "2" (from run.ini:3): `), then `WHY; remove it or FIX`.
 [[noreturn]] void refuse_ignored_option(const sim::Config& config, const std::string& key,
                                         const IgnoredOption& ignored);
 

@@ -138,31 +138,35 @@ const BadInputCase kCases[] = {
     {"CheckWithoutArithmetic", "--check --sim.arith=none", "check = \"true\""},
     // --- an option that applies only with another option's value: refused when that value is missing
     {"CheckToleranceWithoutCheck", "--check_tolerance=0.1",
-     "check_tolerance applies only to --check, which is not set; remove it or add --check"},
+     "check_tolerance = \"0.1\" (from command line): applies only to --check, which is not set; remove it or "
+     "add --check"},
     {"MixtureSpreadWithTheTeacherTask", "--data.mixture_spread=2",
-     "data.mixture_spread is the mixture task's spread, and data.task = teacher"},
+     "data.mixture_spread = \"2\" (from command line): is the mixture task's spread, and data.task = "
+     "teacher"},
     {"TeacherWidthWithTheMixtureTask", "--data.task=mixture --data.teacher_width=7",
-     "data.teacher_width is the teacher task's width, and data.task = mixture"},
+     "data.teacher_width = \"7\" (from command line): is the teacher task's width, and data.task = mixture"},
     {"SeedInCountingMode", "--sim.arith=none --sim.seed=3",
-     "sim.seed only changes the values computed, and counting mode (sim.arith = none) computes none; remove "
+     "sim.seed = \"3\" (from command line): only changes the values computed, and counting mode (sim.arith = "
+     "none) computes none; remove "
      "it "
      "or set sim.arith=fp32 or fp64"},
     {"LearningRateInACountingSweep", "sweep --sim.arith=none --vary train.lr=0.1,0.2 --out=s.h5",
      "--vary train.lr: train.lr only changes the values computed, and counting mode (sim.arith = none) "
      "computes none; do not vary it, or set sim.arith=fp32 or fp64"},
     {"LearningRateWithoutAScheduleThatTrains", "--schedule=forward --train.lr=0.3",
-     "train.lr is read by the weight update, and schedule = forward "
+     "train.lr = \"0.3\" (from command line): is read by the weight update, and schedule = forward "
      "does not train (no backward pass, no update); remove it or add a schedule that trains, such as "
      "backprop, to schedule"},
     {"OptimizerWithoutAScheduleThatTrains", "--schedule=forward --train.optimizer=adam", "train.optimizer"},
     {"OverflowPolicyWithoutSramCapacity", "--machine.on_overflow=error",
-     "machine.on_overflow says what to do when a tile "
+     "machine.on_overflow = \"error\" (from command line): says what to do when a tile "
      "holds more than machine.sram_bytes, and machine.sram_bytes = 0 sets no capacity, so no tile "
      "overflows; remove it or set machine.sram_bytes to the tile's capacity in bytes"},
     {"CompareOverflowPolicyWithoutSramCapacity", "compare --machine.on_overflow=error",
      "machine.on_overflow"},
     {"TheorySideBySideWithoutForwardOrBackprop", "--theory_side_by_side --schedule=checkpoint",
-     "theory_side_by_side compares forward's and backprop's counters with the closed forms, and schedule = "
+     "theory_side_by_side = \"true\" (from command line): compares forward's and backprop's counters with "
+     "the closed forms, and schedule = "
      "checkpoint runs neither"},
     // --- files
     {"MissingConfigFile", "--config=nonexistent.ini", "nonexistent.ini"},
@@ -212,9 +216,11 @@ const BadInputCase kCases[] = {
     {"CompareRefusesSchedule", "compare --schedule=backprop", "schedule"},
     {"CompareRefusesCheck", "compare --check", "check"},
     {"CompareRefusesTheOtherTasksOption", "compare --data.mixture_spread=2",
-     "data.mixture_spread is the mixture task's spread, and data.task = teacher"},
+     "data.mixture_spread = \"2\" (from command line): is the mixture task's spread, and data.task = "
+     "teacher"},
     {"CompareRefusesAScheduleThatDoesNotRun", "compare --model.kind=reversible --revolve.slots=2",
-     "revolve.slots is an option of a schedule that does not run on this model (compare runs forward, "
+     "revolve.slots = \"2\" (from command line): is an option of a schedule that does not run on this model "
+     "(compare runs forward, "
      "reversible)"},
     {"SweepRefusesChromeTrace", "sweep --vary model.depth=2 --chrome-trace=t.json --out=s.h5",
      "chrome_trace"},

@@ -62,10 +62,11 @@ TEST_F(RunCommandTest, UnknownScheduleIsBadInput) {
 TEST_F(RunCommandTest, OptionOfAnUnselectedScheduleIsBadInput) {
   const BinaryRun r = run("--schedule=forward --backprop.xstash=rebroadcast");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "spatialsim: error: backprop.xstash = \"rebroadcast\" (from command line): backprop.xstash is an "
-            "option of schedule backprop, which is not selected "
-            "(schedule = forward); remove it or add backprop to schedule\n");
+  EXPECT_EQ(
+      r.err,
+      "spatialsim: error: backprop.xstash = \"rebroadcast\" (from command line): is an option of schedule "
+      "backprop, which is not selected "
+      "(schedule = forward); remove it or add backprop to schedule\n");
   // Selected, the same option is fine.
   EXPECT_EQ(run("--schedule=forward,backprop --backprop.xstash=rebroadcast").exit_code, 0);
 }

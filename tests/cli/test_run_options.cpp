@@ -91,17 +91,17 @@ TEST_F(IgnoredOptionTest, TheErrorSaysWhereTheValueCameFrom) {
   std::ofstream(path("fg.ini")) << "[fg]\ntangents = 2\n";
   std::ofstream(path("rev.ini")) << "[model]\nkind = reversible\n\n[revolve]\nslots = 2\n";
   const std::string fg =
-      "spatialsim: error: fg.tangents = \"2\" (from fg.ini:2): fg.tangents is an option of schedules "
+      "spatialsim: error: fg.tangents = \"2\" (from fg.ini:2): is an option of schedules "
       "forward-gradient, split-fg, none of which is selected (schedule = forward,backprop); remove it or add "
       "forward-gradient to schedule\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"run --config=fg.ini --sim.arith=none", fg},
       {"sweep --config=fg.ini --sim.arith=none --vary model.depth=2,4", fg},
       {"compare --config=rev.ini --sim.arith=none",
-       "spatialsim: error: revolve.slots = \"2\" (from rev.ini:5): revolve.slots is an option of a schedule "
+       "spatialsim: error: revolve.slots = \"2\" (from rev.ini:5): is an option of a schedule "
        "that does not run on this model (compare runs forward, reversible); remove it\n"},
       {"run --schedule=forward --train.lr=0.3",
-       "spatialsim: error: train.lr = \"0.3\" (from command line): train.lr is read by the weight update, "
+       "spatialsim: error: train.lr = \"0.3\" (from command line): is read by the weight update, "
        "and "
        "schedule = forward does not train (no backward pass, no update); remove it or add a schedule that "
        "trains, such as backprop, to schedule\n"},
