@@ -189,6 +189,13 @@ class Coupling {
     return to_outputs(false, k - 1, g(k));
   }  // b_{k-1} -> G_k
   std::uint64_t exit_edges() const { return to_lanes(true, L, exit(), 0) + to_lanes(false, L, exit(), h); }
+  // Every edge once: what the forward pass and the backward pass (reversed) each carry.
+  std::uint64_t every_edge() const {
+    std::uint64_t hops = exit_edges();
+    for (std::uint32_t k = 1; k <= L; ++k)
+      hops += lane_edge_b_to_f(k) + lane_edge_a_to_g(k) + skip_edge_a(k) + skip_edge_b(k);
+    return hops;
+  }
 
  private:
   // Feature e of n split over k parts, the first n % k of them one larger (docs/model.md section 3).
@@ -228,10 +235,7 @@ TEST_P(ReversibleTraffic, BackwardByteHopsPerKindAreTheClosedForms) {
     lane += b_a * T * n.d_out[l] * (n.block(l).rows - 1);
     if (l > 0) psum += b_p * T * n.d_in[l] * (n.block(l).cols - 1);
   }
-  std::uint64_t redistribution = n.exit_edges();
-  for (std::uint32_t k = 1; k <= n.L; ++k)
-    redistribution += n.lane_edge_b_to_f(k) + n.lane_edge_a_to_g(k) + n.skip_edge_a(k) + n.skip_edge_b(k);
-  redistribution *= b_a * T;
+  const std::uint64_t redistribution = b_a * T * n.every_edge();
   const auto& hops = result.counters.byte_hops;
   EXPECT_EQ(hops.at(Phase::backward, MessageKind::lane), lane);
   EXPECT_EQ(hops.at(Phase::backward, MessageKind::psum), psum);
@@ -266,12 +270,8 @@ TEST_P(ReversibleTraffic, RecomputeByteHopsPerKindAreTheClosedForms) {
 
 // Forward: every edge once (the geometry above against the simulator's plans, on the forward pass).
 TEST_P(ReversibleTraffic, ForwardRedistributionIsEveryEdgeOnce) {
-  const Coupling& n = *net;
-  std::uint64_t redistribution = n.exit_edges();
-  for (std::uint32_t k = 1; k <= n.L; ++k)
-    redistribution += n.lane_edge_b_to_f(k) + n.lane_edge_a_to_g(k) + n.skip_edge_a(k) + n.skip_edge_b(k);
   EXPECT_EQ(result.counters.byte_hops.at(Phase::forward, MessageKind::redistribution),
-            std::uint64_t{GetParam().act_bytes} * GetParam().tokens * redistribution);
+            std::uint64_t{GetParam().act_bytes} * GetParam().tokens * net->every_edge());
 }
 
 // SRAM per phase, docs/model.md's table (G wavefronts, T tokens, b_w weight bytes; "Z" where the layer has
