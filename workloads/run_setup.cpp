@@ -104,14 +104,15 @@ std::string bytes_text(long double bytes) {
 // "internal error: std::bad_alloc"): the tiles' weight slices and gradient accumulators, the fp64 buffer a
 // layer is drawn into, and the step's inputs and targets in fp64, with the teacher's matrices and hidden
 // layer. Stashes, messages and the optimizer's state come on top; they depend on the schedule.
-void check_values_fit_in_memory(const sim::Config& config, const RunSetup& s) {
+void check_values_fit_in_memory(const sim::Config& config, const RunSetup& s,
+                                const std::vector<DenseLayerShape>& layers) {
   if (s.arithmetic == Arithmetic::none) return;
   const long double memory = host_memory_bytes();
   if (memory == 0) return;
   auto wide = [](std::uint64_t v) { return static_cast<long double>(v); };
   const long double value = s.arithmetic == Arithmetic::fp32 ? 4 : 8;
   long double parameters = 0, widest = 0;
-  for (const DenseLayerShape& layer : s.model.dense_layers()) {
+  for (const DenseLayerShape& layer : layers) {
     const long double weights = wide(layer.d_in) * wide(layer.d_out);
     parameters += weights + wide(layer.d_out);
     widest = std::max(widest, weights);
@@ -203,12 +204,13 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
   s.seed = config.get_uint("sim.seed");
   s.threads = threads_from_config(config);
-  check_values_fit_in_memory(config, s);
+
+  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
+  check_values_fit_in_memory(config, s, layers);
 
   // Blocks: every dense layer (a reversible model's F and G included) gets the same r x c block, in
   // placement order; it must fit the layer (no silent shrinking).
   const auto [r, c] = config.get_dims("mapping.block");
-  const std::vector<DenseLayerShape> layers = s.model.dense_layers();
   for (std::uint32_t l = 0; l < layers.size(); ++l) {
     const std::uint32_t d_in = layers[l].d_in;
     const std::uint32_t d_out = layers[l].d_out;
