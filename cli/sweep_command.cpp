@@ -209,22 +209,26 @@ class SweepCommand final : public Command {
   }
 
  private:
+  // How the user asked for an axis, as they wrote it: "--vary train.lr=0.1,0.2", or
+  // "sweep.vary (train.lr=0.1,0.2, from s.ini)" when it came from a --config file.
+  static std::string varied_by(const sim::Config& config, const analysis::SweepAxis& axis) {
+    std::string values;
+    for (const auto& v : axis.values) values += (values.empty() ? "" : ",") + v;
+    const std::string& vary_origin = config.origin("sweep.vary");
+    return vary_origin == "command line"
+               ? "--vary " + axis.key + "=" + values
+               : "sweep.vary (" + axis.key + "=" + values + ", from " + vary_origin + ")";
+  }
+
   // A key the user set (on the command line or in a --config file) and also varies: every point's value
   // would replace the one they set, which would be dropped without a word. A value of the embedded default
   // configuration is not the user's, and varying it is what a sweep is for. This is the sweep command's rule,
   // not analysis::plan_sweep's: compare varies model.depth over the user's own model.depth.
   static void reject_fixed_and_varied(const sim::Config& config) {
-    for (const auto& axis : analysis::parse_vary(config)) {
-      if (!config.is_explicit(axis.key)) continue;
-      std::string values;
-      for (const auto& v : axis.values) values += (values.empty() ? "" : ",") + v;
-      const std::string& vary_origin = config.origin("sweep.vary");
-      const std::string varied = vary_origin == "command line" ? "--vary " + axis.key + "=" + values
-                                                               : "sweep.vary (" + axis.key + "=" + values +
-                                                                     ", from " + vary_origin + ")";
-      config.fail(axis.key, "is also varied by " + varied +
-                                ", whose values would replace it at every point; remove one of them");
-    }
+    for (const auto& axis : analysis::parse_vary(config))
+      if (config.is_explicit(axis.key))
+        config.fail(axis.key, "is also varied by " + varied_by(config, axis) +
+                                  ", whose values would replace it at every point; remove one of them");
   }
 
   // The sweep's runs read what `run` reads (cli/run_options.h): a varied key they never read, or an option
@@ -233,17 +237,17 @@ class SweepCommand final : public Command {
   void reject_what_its_runs_ignore(const analysis::SweepPlan& plan) const {
     for (const auto& axis : plan.axes)
       if (!reads(axis.key))
-        throw sim::ConfigError("sweep.vary", "--vary " + axis.key + ": " + axis.key +
-                                                 " is not read by the runs of a sweep; do not vary it");
+        throw sim::ConfigError("sweep.vary", varied_by(plan.base, axis) +
+                                                 ": is not read by the runs of a sweep; do not vary it");
     for (const auto& key : plan.base.keys()) {
       std::optional<IgnoredOption> ignored;
       for (const auto& p : plan.points)
         if (!(ignored = why_a_run_ignores(p.config, plan.schedules, key))) break;  // read at this point
       if (!ignored) continue;
-      const bool varied =
-          std::any_of(plan.axes.begin(), plan.axes.end(), [&](const auto& a) { return a.key == key; });
-      if (varied)
-        throw sim::ConfigError("sweep.vary", "--vary " + key + ": " + key + " " + ignored->why +
+      const auto axis =
+          std::find_if(plan.axes.begin(), plan.axes.end(), [&](const auto& a) { return a.key == key; });
+      if (axis != plan.axes.end())
+        throw sim::ConfigError("sweep.vary", varied_by(plan.base, *axis) + ": " + ignored->why +
                                                  "; do not vary it, or " + ignored->fix);
       refuse_ignored_option(plan.base, key, *ignored);
     }

@@ -151,7 +151,7 @@ const BadInputCase kCases[] = {
      "it "
      "or set sim.arith=fp32 or fp64"},
     {"LearningRateInACountingSweep", "sweep --sim.arith=none --vary train.lr=0.1,0.2 --out=s.h5",
-     "--vary train.lr: train.lr only changes the values computed, and counting mode (sim.arith = none) "
+     "--vary train.lr=0.1,0.2: only changes the values computed, and counting mode (sim.arith = none) "
      "computes none; do not vary it, or set sim.arith=fp32 or fp64"},
     {"LearningRateWithoutAScheduleThatTrains", "--schedule=forward --train.lr=0.3",
      "train.lr = \"0.3\" (from command line): is read by the weight update, and schedule = forward "
@@ -264,12 +264,12 @@ const BadInputCase kCases[] = {
     {"SweepDirectoryAsOutput", "sweep --vary model.depth=2,4 --out=outdir",
      "out = \"outdir\" (from command line): is a directory", "", "", true},
     {"SweepVariesAKernelOption", "sweep --vary kernel.bytes=1,2 --out=s.h5",
-     "--vary kernel.bytes: kernel.bytes is not read by the runs of a sweep"},
+     "--vary kernel.bytes=1,2: is not read by the runs of a sweep"},
     {"SweepVariesACrossoverOption", "sweep --vary crossover.hbm_ratio=1,2 --out=s.h5",
-     "--vary crossover.hbm_ratio: crossover.hbm_ratio is not read by the runs of a sweep"},
+     "--vary crossover.hbm_ratio=1,2: is not read by the runs of a sweep"},
     {"SweepVariesAnOptionOfAnUnselectedSchedule",
      "sweep --vary checkpoint.segment=1,2 --schedule=forward --out=s.h5",
-     "--vary checkpoint.segment: checkpoint.segment is an option of schedule checkpoint, which is not "
+     "--vary checkpoint.segment=1,2: is an option of schedule checkpoint, which is not "
      "selected"},
     {"OutNameTooLong", kRunLongOut.c_str(), "its file name is 256 bytes long"},
     {"ChromeTraceNameTooLong", kRunLongTrace.c_str(), "chrome_trace = \"aaa"},

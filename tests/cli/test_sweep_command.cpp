@@ -315,6 +315,27 @@ TEST_F(SweepCommandTest, AKeyTheUserSetAndVariesIsRefusedNamingWhereItWasSet) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// A varied key the runs ignore is named as the user wrote the axis, with the file when sweep.vary came from
+// one, and the key appears once in the line.
+TEST_F(SweepCommandTest, AVariedKeyTheRunsIgnoreIsNamedAsTheAxisWasWritten) {
+  std::ofstream(path("vary.ini")) << "[sweep]\nvary = kernel.bytes=1,2\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--vary kernel.bytes=1,2",
+       "--vary kernel.bytes=1,2: is not read by the runs of a sweep; do not vary it"},
+      {"--config=vary.ini",
+       "sweep.vary (kernel.bytes=1,2, from vary.ini:2): is not read by the runs of a sweep; do not vary it"},
+      {"--vary fg.tangents=1,2",
+       "--vary fg.tangents=1,2: is an option of schedules forward-gradient, split-fg, none of which is "
+       "selected (schedule = forward); do not vary it, or add forward-gradient to schedule"},
+  };
+  for (const auto& [args, error] : cases) {
+    const SweepRun r = sweep("--sim.arith=none --schedule=forward " + args + " --out=s.h5");
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err, "spatialsim: error: " + error + "\n");
+    EXPECT_FALSE(std::filesystem::exists(path("s.h5")));
+  }
+}
+
 // 02 and +2 are the value 2 again: two identical points, refused like a value written twice.
 TEST_F(SweepCommandTest, ANumberWrittenTwoWaysIsARepeatedValue) {
   for (const char* vary : {"model.depth=2,02", "model.depth=2,+2", "step.interval=1,1.0"}) {
