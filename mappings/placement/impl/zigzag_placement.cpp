@@ -1,7 +1,8 @@
 // The turning placement: each block's lane entries sit one hop beyond the previous block's output edge,
 // in the same order, so that with matching partitions (c of layer l == r of layer l+1) every element
 // moves exactly one hop between layers. The path turns at every block: down, east, up, east, down, ...
-// which keeps the whole network in a band two blocks tall, for any depth.
+// which keeps the whole network in a band two blocks tall, for any depth, when the blocks are square
+// (r = c). Other blocks are moved out of each other's way, and the band then drifts (docs/model.md).
 
 #include <cstdint>
 #include <unordered_set>
@@ -111,7 +112,9 @@ class ZigZagPlacement final : public PlacementStrategy {
 };
 
 const PlacementRegistry::Registration registration{
-    "zigzag", "turning band two blocks tall: one hop per element between layers when partitions match",
+    "zigzag",
+    "turning band, two blocks tall for square blocks: one hop per element between layers when partitions "
+    "match",
     [](const sim::Config&) { return std::make_unique<ZigZagPlacement>(); }};
 
 }  // namespace
