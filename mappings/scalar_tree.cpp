@@ -16,6 +16,22 @@ std::uint32_t ScalarTree::depth_hops() const {
   return hops_from_root.empty() ? 0 : *std::max_element(hops_from_root.begin(), hops_from_root.end());
 }
 
+namespace {
+
+// Whether a neighbour one step from a tile is reached over a link, and if so, where it is: off the edge of a
+// mesh there is none; a torus wraps around to the far side (its routes do too).
+bool on_a_link(const sim::Grid& grid, sim::Coord& n) {
+  if (grid.topology() == sim::Topology::torus) {
+    const auto w = static_cast<std::int32_t>(grid.width());
+    const auto h = static_cast<std::int32_t>(grid.height());
+    n = {(n.x + w) % w, (n.y + h) % h};
+    return true;
+  }
+  return grid.contains(n);
+}
+
+}  // namespace
+
 ScalarTree build_scalar_tree(const sim::Grid& grid, sim::TileId root,
                              const std::vector<sim::TileId>& members) {
   constexpr std::int32_t kNone = -1;
@@ -39,8 +55,8 @@ ScalarTree build_scalar_tree(const sim::Grid& grid, sim::TileId root,
     queue.pop_front();
     const sim::Coord c = grid.coord(here);
     const sim::Coord next[4] = {{c.x + 1, c.y}, {c.x - 1, c.y}, {c.x, c.y + 1}, {c.x, c.y - 1}};
-    for (const sim::Coord n : next) {
-      if (!grid.contains(n)) continue;
+    for (sim::Coord n : next) {
+      if (!on_a_link(grid, n)) continue;
       const sim::TileId t = grid.tile_id(static_cast<std::uint32_t>(n.x), static_cast<std::uint32_t>(n.y));
       if (seen[t]) continue;
       seen[t] = true;

@@ -24,6 +24,29 @@ TEST(ScalarTree, ContiguousBlockIsJoinedByOneHopEdgesAtShortestDepth) {
   EXPECT_EQ(tree.depth_hops(), 5u);  // (1, 1) is 3 + 2 hops from (4, 3)
 }
 
+// On a torus the wrap-around links are links too: a member across the edge is reached through them, as its
+// route is. The tree crossed only the mesh links and priced its edges by torus hops, so (7, 0) was 7 hops
+// from (2, 3) on a 9 x 4 torus, where its route is 5 (found by an independent audit of split-fg's makespan).
+TEST(ScalarTree, OnATorusEveryTreePathIsAsShortAsTheRouteFromTheRoot) {
+  for (const sim::Topology topology : {sim::Topology::torus, sim::Topology::mesh}) {
+    const sim::Grid grid(9, 4, topology);
+    std::vector<sim::TileId> members;
+    for (std::uint32_t y = 0; y < 4; ++y)
+      for (std::uint32_t x = 0; x < 9; ++x)
+        if ((x * 5 + y * 3) % 4 == 0) members.push_back(grid.tile_id(x, y));
+    members.push_back(grid.tile_id(7, 0));
+    const sim::TileId root = grid.tile_id(2, 3);
+    const ScalarTree tree = build_scalar_tree(grid, root, members);
+    for (std::size_t k = 0; k < tree.members.size(); ++k)
+      EXPECT_EQ(tree.hops_from_root[k], grid.hops(root, tree.members[k]))
+          << name(topology) << " member (" << grid.coord(tree.members[k]).x << ", "
+          << grid.coord(tree.members[k]).y << ")";
+  }
+  const sim::Grid torus(9, 4, sim::Topology::torus);
+  const ScalarTree tree = build_scalar_tree(torus, torus.tile_id(2, 3), {torus.tile_id(7, 0)});
+  EXPECT_EQ(tree.depth_hops(), 5u);  // west across the edge: 2 -> 1 -> 0 -> 8 -> 7, and south 3 -> 0
+}
+
 TEST(ScalarTree, ScatteredMembersAndDuplicatesEachAppearOnce) {
   const sim::Grid grid(8, 8, sim::Topology::mesh);
   const std::vector<sim::TileId> members = {grid.tile_id(0, 0), grid.tile_id(7, 7), grid.tile_id(7, 7),
