@@ -84,7 +84,13 @@ class KernelCommand final : public Command {
   }
   int execute(const sim::Config& config) override {
     const std::string name = config.get_choice("kernel.name", kernels::KernelRegistry::names());
-    const auto [width, height] = config.get_dims("mapping.grid");
+    // `auto` sizes a run's grid to its placement; a kernel has no placement to size it by.
+    if (config.raw("mapping.grid") == "auto")
+      config.fail("mapping.grid",
+                  "is the size of a run's placement; a kernel needs the grid given, as "
+                  "--mapping.grid=WxH (width x height, for example 8x8)");
+    const auto [width, height] =
+        config.get_dims("mapping.grid", /*allow_auto=*/false, sim::Config::DimsNames::width_by_height);
     if (const std::string why = sim::grid_size_problem(width, height); !why.empty())
       config.fail("mapping.grid", why);
     // Every kernel sends at most 2 (w + h) messages per tile over at most w + h hops: bound the byte-hops

@@ -200,7 +200,8 @@ std::vector<std::string> Config::get_string_list(const std::string& key) const {
   return {items.begin(), items.end()};
 }
 
-std::pair<std::uint32_t, std::uint32_t> Config::get_dims(const std::string& key, bool allow_auto) const {
+std::pair<std::uint32_t, std::uint32_t> Config::get_dims(const std::string& key, bool allow_auto,
+                                                         DimsNames names) const {
   const std::string_view v = raw(key);
   if (allow_auto && v == "auto") return {0, 0};
   auto x = v.find_first_of("xX");
@@ -208,8 +209,10 @@ std::pair<std::uint32_t, std::uint32_t> Config::get_dims(const std::string& key,
   std::uint32_t cols = 0;
   if (x == std::string_view::npos || !parse_whole(v.substr(0, x), rows) ||
       !parse_whole(v.substr(x + 1), cols) || rows == 0 || cols == 0 || v[0] == '+' || v[x + 1] == '+')
-    fail(key, "must be RxC with whole numbers R and C between 1 and " + kUint32Max + " (for example 4x4)" +
-                  (allow_auto ? ", or auto" : ""));
+    fail(key, std::string(names == DimsNames::rows_by_cols
+                              ? "must be RxC with whole numbers R and C"
+                              : "must be WxH (width x height) with whole numbers W and H") +
+                  " between 1 and " + kUint32Max + " (for example 4x4)" + (allow_auto ? ", or auto" : ""));
   return {rows, cols};
 }
 

@@ -55,8 +55,11 @@ class Config {
   // "a,b,c" -> values; every element must parse.
   std::vector<std::uint64_t> get_positive_list(const std::string& key) const;
   std::vector<std::string> get_string_list(const std::string& key) const;
-  // "RxC" (for example a block 4x4 or a grid 32x16), both >= 1; "auto" gives {0, 0}.
-  std::pair<std::uint32_t, std::uint32_t> get_dims(const std::string& key, bool allow_auto = false) const;
+  // "4x4": a block's rows x columns, or a grid's width x height (`names` says which, for the error's
+  // sake), both >= 1; "auto" gives {0, 0}.
+  enum class DimsNames : std::uint8_t { rows_by_cols, width_by_height };
+  std::pair<std::uint32_t, std::uint32_t> get_dims(const std::string& key, bool allow_auto = false,
+                                                   DimsNames names = DimsNames::rows_by_cols) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& what_is_accepted) const;
 

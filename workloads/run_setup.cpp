@@ -246,7 +246,8 @@ RunSetup setup_from_config(const sim::Config& config) {
         mappings::share_stages(strategy->place(std::vector<mappings::BlockShape>(p, {r, c})), layer_count);
   }
 
-  const auto [w, h] = config.get_dims("mapping.grid", /*allow_auto=*/true);
+  const auto [w, h] =
+      config.get_dims("mapping.grid", /*allow_auto=*/true, sim::Config::DimsNames::width_by_height);
   if (w == 0) {
     s.grid_width = s.placement.width;
     s.grid_height = s.placement.height;

@@ -110,7 +110,8 @@ const BadInputCase kCases[] = {
     {"BlockRowsLargerThanInputs", "--model.inputs=2 --mapping.block=3x1", "mapping.block"},
     {"GridTooSmall", "--mapping.grid=2x2", "mapping.grid"},
     {"MoreStagesThanLayers", "--mapping.stages=5", "mapping.stages"},
-    {"GridWithoutHeight", "--mapping.grid=4", "mapping.grid"},
+    {"GridWithoutHeight", "--mapping.grid=4",
+     "mapping.grid = \"4\" (from command line): must be WxH (width x height) with whole numbers W and H"},
     // --- sizes that could not be counted (a counter would wrap, the grid would not fit in memory)
     {"BlocksBeyondTheTileLimit",
      "--sim.arith=none --model.depth=100000 --model.width=64 --model.inputs=64 --model.outputs=64 "
@@ -237,7 +238,9 @@ const BadInputCase kCases[] = {
      "machine.topology = \"torus\" (from command line): is not read by `spatialsim crossover`"},
     // --- kernel
     {"KernelZeroByGrid", "kernel --grid=0x3", "mapping.grid"},
-    {"KernelWithoutGrid", "kernel", "mapping.grid"},
+    {"KernelWithoutGrid", "kernel",
+     "mapping.grid = \"auto\" (from default): is the size of a run's placement; a kernel needs the grid "
+     "given, as --mapping.grid=WxH"},
     {"CannonOnNonSquareGrid", "kernel --kernel=cannon --grid=3x4", "cannon"},
     {"TransposeOnNonSquareGrid", "kernel --kernel=transpose --grid=3x4", "transpose"},
     {"UnknownKernel", "kernel --kernel=nope", "kernel.name"},
