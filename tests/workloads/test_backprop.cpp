@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/test_names.h"
+#include "tests/workloads/gradient_expectations.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 
@@ -17,7 +18,6 @@ namespace {
 using sim::MessageKind;
 using sim::Phase;
 using testing_support::config_with;
-using testing_support::relative_error;
 using testing_support::run_with;
 
 struct GradientCase {
@@ -48,23 +48,7 @@ std::vector<std::string> overrides_for(const GradientCase& c, const std::string&
 class BackpropGradient : public ::testing::TestWithParam<GradientCase> {};
 
 TEST_P(BackpropGradient, EqualsTheDenseReferenceInFp64) {
-  const GradientCase& c = GetParam();
-  const std::vector<std::string> overrides = overrides_for(c, "fp64");
-  const RunResult r = run_with(overrides, "backprop");
-  const RunSetup setup = setup_from_config(config_with(overrides));
-  const auto net = testing_support::dense_net(setup.model, r.initial_parameters);
-  const auto expected = reference::gradients(net, r.first_step_data.inputs, r.first_step_data.targets);
-  ASSERT_EQ(r.first_step_gradients.size(), expected.weights.size());
-  for (std::size_t l = 0; l < expected.weights.size(); ++l) {
-    EXPECT_LE(relative_error(r.first_step_gradients[l].weights, expected.weights[l]), 1e-12) << "layer " << l;
-    ASSERT_EQ(r.first_step_gradients[l].bias.size(), expected.bias[l].size());
-    for (std::size_t k = 0; k < expected.bias[l].size(); ++k) {
-      EXPECT_NEAR(r.first_step_gradients[l].bias[k], expected.bias[l][k],
-                  1e-12 * (1 + std::abs(expected.bias[l][k])))
-          << "layer " << l << " bias " << k;
-    }
-  }
-  EXPECT_NEAR(r.loss_per_step[0], expected.loss, 1e-12 * std::abs(expected.loss));
+  testing_support::expect_dense_mlp_gradients(overrides_for(GetParam(), "fp64"), "backprop");
 }
 
 INSTANTIATE_TEST_SUITE_P(
