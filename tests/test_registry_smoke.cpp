@@ -1,4 +1,4 @@
-// Smoke test (STYLE.md 7): every registered component can be built from the default configuration, and
+// Smoke test: every registered component can be built from the default configuration, and
 // every schedule runs a tiny step on a model it accepts, in counting and in arithmetic mode.
 #include <gtest/gtest.h>
 
