@@ -141,7 +141,8 @@ class Engine {
     if (depart < m_now) throw_in_the_past("send departs");
     const bool via_host = message.src == kHostTile || message.dst == kHostTile;
     const std::uint32_t hops = via_host ? host_hops_of(message) : m_grid.hops(message.src, message.dst);
-    const bool latency_only = m_timing.link_bytes_per_cycle == 0 || via_host;
+    // Host links are not modelled for contention, and a message to its own tile crosses no link.
+    const bool latency_only = m_timing.link_bytes_per_cycle == 0 || via_host || hops == 0;
     const Cycle arrive = latency_only ? depart + hops * m_timing.hop_latency : reserve_links(message, depart);
     const std::uint64_t byte_hops = message.bytes * hops;
     const auto p = message.phase;

@@ -84,6 +84,21 @@ TEST(Engine, FiniteBandwidthSerializesMessagesSharingALink) {
   EXPECT_EQ(rec.received[1].first, 8u);
 }
 
+// A message to its own tile crosses no link, so it has nothing to serialize on: it arrives when it
+// departs, with finite bandwidth as without (it took ceil(bytes / bw) cycles: a checkpoint's restart
+// signal to a lane entry on its own output tile arrived a cycle late; found by an independent audit).
+TEST(Engine, AMessageToItsOwnTileTakesNoTimeWithFiniteBandwidth) {
+  Grid grid(3, 1, Topology::mesh);
+  Engine engine(grid, MachineTiming{.hop_latency = 2, .link_bytes_per_cycle = 4});
+  Recorder rec;
+  engine.set_handler(&rec);
+  engine.send({.src = 1, .dst = 1, .bytes = 10}, 3);
+  engine.run();
+  ASSERT_EQ(rec.received.size(), 1u);
+  EXPECT_EQ(rec.received[0].first, 3u);
+  EXPECT_EQ(engine.counters().byte_hops.total(), 0u);
+}
+
 TEST(Engine, ComputeOccupiesTheTileAndCountsFlops) {
   Grid grid(1, 1, Topology::mesh);
   Engine engine(grid, MachineTiming{.flops_per_cycle = 10});
