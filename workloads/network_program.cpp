@@ -1,6 +1,7 @@
 #include "workloads/network_program.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,31 @@ using sim::Cycle;
 using sim::MessageKind;
 using sim::Phase;
 using sim::StorageCategory;
+
+namespace {
+
+// The output column of `target` that starts its recomputation episodes: the one whose signals to the
+// checkpoint's lane entries (on `from`) travel the fewest hops in all, the lowest index on a tie. Fixed
+// before the run, so that which tile signals, and so the byte-hops and the depth, do not depend on which
+// column's dL/dY happens to arrive first (compute time, or the order of events within a cycle, would decide
+// that).
+template <typename Block>
+std::uint32_t restart_column(const Block& target, const Block& from, const sim::Grid& grid) {
+  std::uint32_t best = 0;
+  std::uint64_t best_hops = UINT64_MAX;
+  for (std::uint32_t j = 0; j < target.spec().layout.cols; ++j) {
+    std::uint64_t hops = 0;
+    for (std::uint32_t i = 0; i < from.spec().layout.rows; ++i)
+      hops += grid.hops(target.output_tile(j), from.lane_entry_tile(i));
+    if (hops < best_hops) {
+      best = j;
+      best_hops = hops;
+    }
+  }
+  return best;
+}
+
+}  // namespace
 
 template <typename T>
 NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule)
@@ -73,11 +99,10 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
     m_held.push_back(mappings::item_slots<HeldGradient>(G, cols));
   }
   m_injection = HostInjection(m_setup, /*target_group=*/L - 1);
-  m_episode_started.resize(L);
-  for (std::uint32_t l = 0; l < L; ++l) {
-    if (m_episodes[l] == nullptr) continue;
-    m_episode_started[l].assign(G, false);
-  }
+  m_restart_column.assign(L, 0);
+  for (std::uint32_t l = 0; l < L; ++l)
+    if (m_episodes[l] != nullptr)
+      m_restart_column[l] = restart_column(*m_blocks[l], *m_blocks[m_episodes[l]->from_layer], grid);
   m_episode_target.assign(G, 0);
   m_checkpoints.assign(G, 0);
 
@@ -102,7 +127,6 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
   m_loss->reset(m_setup.model.outputs());
   if (m_fg != nullptr) begin_forward_gradient_step();
   ++m_steps_started;
-  for (auto& started : m_episode_started) std::fill(started.begin(), started.end(), false);
   std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
   record_resident_storage(engine, m_blocks, m_updates, m_schedule.runs_backward(), m_setup.bytes.weight);
   m_injection.schedule(engine, *m_blocks.front());
@@ -275,9 +299,8 @@ void NetworkProgram<T>::deliver_output_gradient(sim::Engine& engine, std::uint32
   held.dy = std::move(dy);
   held.note(depth, ready);
   held.have_dy = true;
-  if (m_episode_started[layer][wf]) return;
-  // The first column to get here tells the checkpoint's lane entries to restart: one b_p-byte signal each.
-  m_episode_started[layer][wf] = true;
+  // One column, fixed per layer, tells the checkpoint's lane entries to restart: one b_p-byte signal each.
+  if (col != m_restart_column[layer]) return;
   m_episode_target[wf] = layer;
   const auto& from = *m_blocks[ep->from_layer];
   for (std::uint32_t i = 0; i < from.spec().layout.rows; ++i) {

@@ -184,10 +184,11 @@ class NetworkProgram final : public sim::MessageHandler,
   std::vector<PieceGathers<T>> m_backward_pieces;  // [layer]: per output column
   HostInjection m_injection;
   const StepData* m_data = nullptr;
-  std::vector<HeldSlots> m_held;                     // [layer]: per output column
-  std::vector<std::vector<bool>> m_episode_started;  // [layer][wf]
-  std::vector<std::uint32_t> m_episode_target;       // per wavefront: the layer being recomputed for
-  std::vector<std::uint32_t> m_checkpoints;          // per wavefront: checkpoints held now
+  std::vector<HeldSlots> m_held;  // [layer]: per output column
+  // [layer] with an episode: the output column whose dL/dY starts it (restart_column()).
+  std::vector<std::uint32_t> m_restart_column;
+  std::vector<std::uint32_t> m_episode_target;  // per wavefront: the layer being recomputed for
+  std::vector<std::uint32_t> m_checkpoints;     // per wavefront: checkpoints held now
   std::uint32_t m_max_checkpoints = 0;
   double m_lr = 0;  // the run's learning rate (learning_rate(): per layer)
   TileOptimizer<T> m_updates;

@@ -118,13 +118,48 @@ TEST(CheckpointOnTheGrid, RecomputesEverySegmentOnceAndKeepsOneCheckpointPerSegm
   }
 }
 
+// Which tile signals a restart is fixed before the run, so a recomputing schedule's byte-hops, messages,
+// work and depth are the same whatever the link bandwidth and compute time (docs/model.md section 1). The
+// first column to receive its dL/dY used to signal: with compute time another column could come first,
+// and checkpoint's recompute byte-hops and depth changed (an audit found depth 56 against 60).
+TEST(RecomputeCounts, DoNotDependOnLinkBandwidthOrComputeTime) {
+  const std::vector<std::string> model = {"--model.widths=7,11,6,9,5", "--mapping.block=2x3",
+                                          "--step.tokens=8",           "--step.wavefront=2",
+                                          "--machine.hop_latency=2",   "--sim.arith=none"};
+  for (const std::string topology : {"mesh", "torus"})
+    for (const auto& [schedule, option] :
+         std::vector<std::pair<std::string, std::string>>{{"checkpoint", "--checkpoint.segment=2"},
+                                                          {"checkpoint", "--checkpoint.segment=3"},
+                                                          {"revolve", "--revolve.slots=2"}}) {
+      std::vector<std::string> base = model;
+      base.push_back(option);
+      base.push_back("--machine.topology=" + topology);
+      const RunResult untimed = run_with(base, schedule);
+      for (const auto& timing : std::vector<std::vector<std::string>>{
+               {"--machine.flops_per_cycle=7"},
+               {"--machine.link_bytes_per_cycle=5"},
+               {"--machine.flops_per_cycle=7", "--machine.link_bytes_per_cycle=3"}}) {
+        std::vector<std::string> overrides = base;
+        overrides.insert(overrides.end(), timing.begin(), timing.end());
+        const RunResult timed = run_with(overrides, schedule);
+        const std::string where = schedule + " " + option + " " + topology + " " + timing.back();
+        EXPECT_EQ(timed.counters.byte_hops.cells, untimed.counters.byte_hops.cells) << where;
+        EXPECT_EQ(timed.counters.messages.cells, untimed.counters.messages.cells) << where;
+        EXPECT_EQ(timed.counters.flops, untimed.counters.flops) << where;
+        EXPECT_EQ(timed.counters.sram_bytes, untimed.counters.sram_bytes) << where;
+        EXPECT_EQ(timed.counters.depth, untimed.counters.depth) << where;
+        EXPECT_GT(timed.counters.makespan_cycles, untimed.counters.makespan_cycles) << where;
+      }
+    }
+}
+
 // Checkpointing's traffic and SRAM from formulas: the first forward pass moves what any forward pass moves,
 // and the recompute phase is one more forward pass of every segment from its checkpoint (MODEL.md section 7):
 // every layer's lanes and partial sums once more, the layer boundaries inside a segment once more (a
 // segment starts from its checkpoint on the lane entries, not from the previous layer), and per wavefront
-// one b_p-byte signal from the output tile where the segment's backward pass arrives to each lane entry of
-// its first layer. Expected values from the placement's coordinates and MODEL.md section 4's split, on
-// widths that do not divide and blocks with r != c.
+// one b_p-byte signal from the segment's last layer's restart column (docs/model.md section 7) to each lane
+// entry of its first layer. Expected values from the placement's coordinates and MODEL.md section 4's split,
+// on widths that do not divide and blocks with r != c.
 struct CheckpointTrafficCase {
   std::string widths;
   std::string block;
@@ -201,20 +236,23 @@ TEST_P(CheckpointTraffic, ForwardAndRecomputeFromFormulas) {
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)],
             testing_support::backprop_backward_sram(setup, T, G));
 
-  // The signals: with one column per block the backward pass reaches a segment's last layer on its only
-  // output tile, so the route is known without timing.
+  // The signals: each segment's last layer signals from its output column nearest to the checkpoint's lane
+  // entries (fewest hops in all, the lowest column on a tie), fixed before the run.
   std::uint64_t signal_byte_hops = 0, signals = 0;
   for (std::uint32_t first = 0; first < L; first += s) {
     const std::uint32_t last = std::min(first + s, L) - 1;
-    for (std::uint32_t i = 0; i < blocks[first].rows; ++i) {
-      signal_byte_hops += b_p * manhattan(blocks[last].output_tile(0), blocks[first].lane_entry(i));
-      ++signals;
+    std::uint64_t nearest = UINT64_MAX;
+    for (std::uint32_t j = 0; j < blocks[last].cols; ++j) {
+      std::uint64_t hops = 0;
+      for (std::uint32_t i = 0; i < blocks[first].rows; ++i)
+        hops += manhattan(blocks[last].output_tile(j), blocks[first].lane_entry(i));
+      nearest = std::min(nearest, hops);
     }
+    signal_byte_hops += b_p * nearest;
+    signals += blocks[first].rows;
   }
   EXPECT_EQ(r.counters.messages.at(Phase::recompute, MessageKind::scalar), G * signals);
-  if (blocks[0].cols == 1) {
-    EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::scalar), G * signal_byte_hops);
-  }
+  EXPECT_EQ(r.counters.byte_hops.at(Phase::recompute, MessageKind::scalar), G * signal_byte_hops);
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, CheckpointTraffic,
@@ -222,7 +260,7 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, CheckpointTraffic,
                              // 2 x 3 blocks: boundaries gather 2 pieces per lane; segments {0, 1}, {2, 3},
                              // {4}; 5 wavefronts, the last of 3 tokens.
                              CheckpointTrafficCase{"11,13,13,10,7,9", "2x3", "zigzag", 2, 23, 5},
-                             // One column per block (the signals' routes are fixed); segments {0, 1, 2}, {3}.
+                             // One column per block; segments {0, 1, 2}, {3}.
                              CheckpointTrafficCase{"9,7,12,5,8", "3x1", "rowmajor", 3, 20, 6},
                              // s = round(sqrt(6)) = 2 by default; segments {0, 1}, {2, 3}, {4, 5}.
                              CheckpointTrafficCase{"10,9,9,9,9,9,4", "3x2", "zigzag", 0, 17, 4}),
