@@ -41,35 +41,43 @@ ScalarTree build_scalar_tree(const sim::Grid& grid, sim::TileId root,
   const auto wanted_count = static_cast<std::size_t>(std::count(wanted.begin(), wanted.end(), true));
 
   ScalarTree tree;
-  // anchor[cell]: the member nearest to `cell` on its breadth-first path from the root (kNone: unvisited).
-  std::vector<std::int32_t> anchor(grid.tile_count(), kNone);
-  std::vector<bool> seen(grid.tile_count(), false);
+  // A breadth-first search from the root, level by level. distance[cell]: hops from the root (-1: not
+  // reached). via[cell]: the member the cell's subtree hangs from, the member farthest from the root on any
+  // of the cell's shortest paths (the first found on a tie). A cell's `via` is final when it leaves the
+  // queue: every neighbour one hop nearer the root has left it before.
+  std::vector<std::int64_t> distance(grid.tile_count(), -1);
+  std::vector<std::int32_t> via(grid.tile_count(), kNone);
   std::deque<sim::TileId> queue{root};
-  seen[root] = true;
+  distance[root] = 0;
+  via[root] = 0;
   tree.members.push_back(root);
   tree.parent.push_back(kNone);
   tree.hops_from_root.push_back(0);
-  anchor[root] = 0;
   while (!queue.empty() && tree.members.size() < wanted_count) {
     const sim::TileId here = queue.front();
     queue.pop_front();
+    std::int32_t anchor = via[here];
+    if (wanted[here] && here != root) {  // a member: it hangs from `anchor`, and its own cells from it
+      const auto parent = static_cast<std::size_t>(anchor);
+      anchor = static_cast<std::int32_t>(tree.members.size());
+      tree.members.push_back(here);
+      tree.parent.push_back(static_cast<std::int32_t>(parent));
+      tree.hops_from_root.push_back(tree.hops_from_root[parent] + grid.hops(tree.members[parent], here));
+    }
     const sim::Coord c = grid.coord(here);
     const sim::Coord next[4] = {{c.x + 1, c.y}, {c.x - 1, c.y}, {c.x, c.y + 1}, {c.x, c.y - 1}};
     for (sim::Coord n : next) {
       if (!on_a_link(grid, n)) continue;
       const sim::TileId t = grid.tile_id(static_cast<std::uint32_t>(n.x), static_cast<std::uint32_t>(n.y));
-      if (seen[t]) continue;
-      seen[t] = true;
-      anchor[t] = anchor[here];
-      if (wanted[t]) {
-        const std::int32_t p = anchor[here];
-        anchor[t] = static_cast<std::int32_t>(tree.members.size());
-        tree.members.push_back(t);
-        tree.parent.push_back(p);
-        tree.hops_from_root.push_back(tree.hops_from_root[static_cast<std::size_t>(p)] +
-                                      grid.hops(tree.members[static_cast<std::size_t>(p)], t));
+      if (distance[t] < 0) {
+        distance[t] = distance[here] + 1;
+        via[t] = anchor;
+        queue.push_back(t);
+      } else if (distance[t] == distance[here] + 1 &&
+                 tree.hops_from_root[static_cast<std::size_t>(anchor)] >
+                     tree.hops_from_root[static_cast<std::size_t>(via[t])]) {
+        via[t] = anchor;  // another shortest path, through a member nearer to t
       }
-      queue.push_back(t);
     }
   }
   tree.children.resize(tree.members.size());

@@ -1,9 +1,10 @@
 #pragma once
 // A spanning tree over a set of tiles, for reducing a few scalars to one tile and broadcasting them back
-// (the forward-gradient d_k, docs/forward-gradients.md). Each member's parent is the nearest member on its
-// breadth-first path from the root over the grid's links (a torus's wrap-around links too), so a member's
-// tree path from the root is as long as its shortest route (the tree's depth in hops is the members'
-// largest distance from the root), and members that touch each other are linked by one-hop edges.
+// (the forward-gradient d_k, docs/forward-gradients.md). Each member's parent is, of the members on its
+// shortest paths from the root over the grid's links (a torus's wrap-around links too), the one farthest
+// from the root. So a member's tree path from the root is as long as its shortest route (the tree's depth in
+// hops is the members' largest distance from the root), and a member next to a member one hop nearer the
+// root hangs from it by a one-hop edge.
 //
 // Usage:
 //   const ScalarTree tree = build_scalar_tree(grid, root, {a, b, c});

@@ -47,6 +47,35 @@ TEST(ScalarTree, OnATorusEveryTreePathIsAsShortAsTheRouteFromTheRoot) {
   EXPECT_EQ(tree.depth_hops(), 5u);  // west across the edge: 2 -> 1 -> 0 -> 8 -> 7, and south 3 -> 0
 }
 
+// A member next to another member one hop nearer the root hangs from it by a one-hop edge, whatever order
+// the search meets them in: the tree took the member nearest on the first shortest path found, which could
+// pass beside a member instead of through it (an audit found the root sending 3 to 6 hops straight to
+// tiles that each touched a member one hop nearer). Blocks of members, as the trunk's tiles lie, on a mesh
+// and a torus.
+TEST(ScalarTree, AMemberBesideANearerMemberHangsFromItByOneHop) {
+  for (const sim::Topology topology : {sim::Topology::mesh, sim::Topology::torus}) {
+    const sim::Grid grid(9, 7, topology);
+    std::vector<sim::TileId> members;
+    for (std::uint32_t y = 0; y < 7; ++y)
+      for (std::uint32_t x = 0; x < 9; ++x)
+        if ((x <= 1 && y >= 3) || (x >= 2 && x <= 5 && y >= 2 && y <= 3) || (x >= 6 && y <= 1))
+          members.push_back(grid.tile_id(x, y));
+    const sim::TileId root = grid.tile_id(1, 5);
+    const ScalarTree tree = build_scalar_tree(grid, root, members);
+    ASSERT_EQ(tree.members.size(), members.size());
+    for (std::size_t k = 1; k < tree.members.size(); ++k) {
+      const sim::TileId t = tree.members[k];
+      EXPECT_EQ(tree.hops_from_root[k], grid.hops(root, t));  // still as short as the route
+      bool beside_a_nearer_member = false;
+      for (const sim::TileId m : tree.members)
+        beside_a_nearer_member |= grid.hops(m, t) == 1 && grid.hops(root, m) + 1 == grid.hops(root, t);
+      if (beside_a_nearer_member)
+        EXPECT_EQ(grid.hops(tree.members[static_cast<std::size_t>(tree.parent[k])], t), 1u)
+            << name(topology) << " member (" << grid.coord(t).x << ", " << grid.coord(t).y << ")";
+    }
+  }
+}
+
 TEST(ScalarTree, ScatteredMembersAndDuplicatesEachAppearOnce) {
   const sim::Grid grid(8, 8, sim::Topology::mesh);
   const std::vector<sim::TileId> members = {grid.tile_id(0, 0), grid.tile_id(7, 7), grid.tile_id(7, 7),
