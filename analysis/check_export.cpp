@@ -49,6 +49,9 @@ void write_check_export(Hdf5File& file, const workloads::RunSetup& setup,
     const auto& g = result.first_step_gradients[l];
     write_matrix(file, layer + "/grad_weights", g.weights, "1");
     if (!g.bias.empty()) file.write_array(layer + "/grad_bias", std::span<const double>(g.bias), {}, "1");
+    const auto& u = result.first_step_updated_parameters[l];
+    write_matrix(file, layer + "/updated_weights", u.weights, "1");
+    if (!u.bias.empty()) file.write_array(layer + "/updated_bias", std::span<const double>(u.bias), {}, "1");
   }
 }
 

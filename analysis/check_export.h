@@ -1,9 +1,10 @@
 #pragma once
 // Writes what an independent autograd needs to verify a run (MODEL.md section 8): under
 // `/runs/<schedule>/check`, the initial parameters of every layer, the first step's inputs and targets,
-// its loss, the network's outputs, and the gradients assembled from the tiles after that step, before the
-// update. Layout: docs/hdf5.md, "Check export". A reversible model's layers are exported in the order
-// entry, F1, G1, ..., exit (named by the `layer_names` attribute), with its reconstruction drift.
+// its loss, the network's outputs, the gradients assembled from the tiles after that step, before the
+// update, and the parameters after that update. Layout: docs/hdf5.md, "Check export". A reversible model's
+// layers are exported in the order entry, F1, G1, ..., exit (named by the `layer_names` attribute), with its
+// reconstruction drift.
 //
 // Usage:
 //   write_check_export(file, setup, result);   // after write_results(), before file.commit()

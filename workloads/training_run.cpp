@@ -93,6 +93,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
       result.first_step_gradients = program.gradients();
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
+    if (with_values && step == 0 && schedule.runs_backward() && options.for_checks)
+      result.first_step_updated_parameters = program.parameters();
     engine.finish();
     if (options.observer != nullptr) options.observer->end_step(step, engine.counters());  // tracing
     sim::accumulate_sequential(result.counters, engine.counters());

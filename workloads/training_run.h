@@ -36,6 +36,9 @@ struct RunResult {
   NetworkParameters initial_parameters;  // empty if RunOptions::for_checks is false
   // Assembled from the tiles before the update; empty if no backward or RunOptions::for_checks is false.
   NetworkParameters first_step_gradients;
+  // The parameters the tiles hold after the first step's update (as the tiles keep them: fp32 in an fp32
+  // run); empty when first_step_gradients is.
+  NetworkParameters first_step_updated_parameters;
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
   // Forward-gradient schedules: d_1..d_K of the first step, as the trunk tiles received them (arithmetic

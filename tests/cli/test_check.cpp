@@ -3,6 +3,11 @@
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <tuple>
+
 #include "tests/cli/binary_run_fixture.h"
 #include "workloads/reference/dense_mlp.h"
 
@@ -23,6 +28,10 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
   EXPECT_NE(r.out.find("backprop          layer 2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("backprop: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
+  // A row with no bias says so: forward's outputs are one error, not a weight and a measured zero.
+  EXPECT_NE(r.out.find("outputs    weights "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("bias 0.000e+00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  bias -\n"), std::string::npos) << r.out;
 }
 
 // Layers sharing tiles (mapping.stages) keep every value on its own layer: 5 layers on 2 and on 3 stages
@@ -89,6 +98,38 @@ TEST_F(CheckTest, ExportedRunIsVerifiedByAnIndependentAutogradFromTheFileAlone) 
           << "layer " << l << " weight " << k;
     const auto gb = read_vector(file, layer + "/grad_bias");
     for (std::size_t k = 0; k < gb.size(); ++k) EXPECT_NEAR(gb[k], expected.bias[l][k], 1e-12);
+  }
+}
+
+// The parameters after the first step's update are exported too, so that the update can be checked from
+// the file alone: sgd's w - lr g, and Adam's first step (bias-corrected moments (1 - b) g / (1 - b) = g
+// and g^2: w - lr g / (|g| + eps)), written here from the paper, not from the optimizer's code.
+TEST_F(CheckTest, ExportedUpdateIsTheOptimizersFirstStepFromTheFileAlone) {
+  for (const std::string optimizer : {"sgd", "adam"}) {
+    const BinaryRun r =
+        run("--schedule=backprop --sim.arith=fp64 --model.widths=7,9,5 --mapping.block=2x3 "
+            "--step.tokens=5 --step.wavefront=2 --train.lr=0.3 --train.optimizer=" +
+            optimizer + " --export-check --out=u.h5");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const H5::H5File file(path("u.h5"), H5F_ACC_RDONLY);
+    for (int l = 0; l < 2; ++l) {
+      const std::string layer = "/runs/backprop/check/layers/" + std::to_string(l);
+      for (const auto& [values, grads, updated] :
+           {std::tuple{"/weights", "/grad_weights", "/updated_weights"},
+            std::tuple{"/bias", "/grad_bias", "/updated_bias"}}) {
+        const auto w = read_vector(file, layer + values);
+        const auto g = read_vector(file, layer + grads);
+        const auto u = read_vector(file, layer + updated);
+        ASSERT_EQ(u.size(), w.size());
+        ASSERT_EQ(g.size(), w.size());
+        for (std::size_t k = 0; k < w.size(); ++k) {
+          const double step = optimizer == "sgd" ? 0.3 * g[k] : 0.3 * g[k] / (std::abs(g[k]) + 1e-8);
+          EXPECT_NEAR(u[k], w[k] - step, 1e-15 * (1 + std::abs(w[k])))
+              << optimizer << " layer " << l << updated << " " << k;
+        }
+      }
+    }
+    std::filesystem::remove(path("u.h5"));
   }
 }
 
