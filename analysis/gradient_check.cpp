@@ -25,7 +25,7 @@ double relative_error(const double* a, const double* b, std::size_t n) {
 // One layer's row of the check: the tiles' dW and db against the reference's.
 LayerError layer_error(std::string what, const workloads::LayerParameters& got,
                        const sim::Matrix<double>& weights, const std::vector<double>& bias) {
-  LayerError e{std::move(what), relative_error(got.weights.data(), weights.data(), weights.size()), 0};
+  LayerError e{std::move(what), relative_error(got.weights.data(), weights.data(), weights.size()), {}};
   if (!bias.empty()) e.bias_error = relative_error(got.bias.data(), bias.data(), bias.size());
   return e;
 }
@@ -38,7 +38,8 @@ bool checked_outputs_only(const Net& net, const workloads::RunResult& result, Gr
   const auto trace = workloads::reference::forward(net, result.first_step_data.inputs);
   check.layers.push_back(
       {"outputs",
-       relative_error(result.first_step_outputs.data(), trace.outputs.data(), trace.outputs.size()), 0});
+       relative_error(result.first_step_outputs.data(), trace.outputs.data(), trace.outputs.size()),
+       {}});
   return true;
 }
 
@@ -68,7 +69,7 @@ GradientCheck check_reversible(const workloads::RunSetup& setup, const workloads
 
 double GradientCheck::worst() const {
   double w = 0;
-  for (const auto& l : layers) w = std::max({w, l.weight_error, l.bias_error});
+  for (const auto& l : layers) w = std::max({w, l.weight_error, l.bias_error.value_or(0.0)});
   return w;
 }
 
@@ -126,7 +127,9 @@ GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const wor
   if (result.first_step_tangent_scalars.size() != expected.size())
     throw std::logic_error("check: the run recorded no tangent scalars");
   check.layers.push_back(
-      {"d_k", relative_error(result.first_step_tangent_scalars.data(), expected.data(), expected.size()), 0});
+      {"d_k",
+       relative_error(result.first_step_tangent_scalars.data(), expected.data(), expected.size()),
+       {}});
   if (trunk < layers) {
     const auto exact = workloads::reference::gradients(net, data.inputs, data.targets);
     for (std::uint32_t l = trunk; l < layers; ++l) {

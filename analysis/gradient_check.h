@@ -21,9 +21,9 @@
 namespace spatialsim::analysis {
 
 struct LayerError {
-  std::string what;         // "layer 3", "outputs", or a reversible layer: "entry", "F2", "exit"
-  double weight_error = 0;  // max |tiles - reference| / max |reference| over dW (or the outputs)
-  double bias_error = 0;    // the same over db (0 without bias)
+  std::string what;                  // "layer 3", "outputs", or a reversible layer: "entry", "F2", "exit"
+  double weight_error = 0;           // max |tiles - reference| / max |reference| over dW (or the outputs)
+  std::optional<double> bias_error;  // the same over db; none for a row without a bias (or model.bias=false)
 };
 
 struct GradientCheck {

@@ -64,8 +64,13 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
             : analysis::check_against_reference(setup, r);
     for (const auto& l : c.layers) {
       out << "  " << std::left << std::setw(18) << r.schedule << std::setw(10) << l.what << " weights "
-          << std::scientific << std::setprecision(3) << l.weight_error << "  bias " << l.bias_error
-          << std::defaultfloat << '\n';
+          << std::scientific << std::setprecision(3) << l.weight_error << "  bias ";
+      if (l.bias_error) {
+        out << *l.bias_error;
+      } else {
+        out << "-";  // no bias in this row: not a measured zero
+      }
+      out << std::defaultfloat << '\n';
     }
     if (c.drift) {  // reversible: reported, not corrected (docs/reversible.md)
       out << "  " << std::left << std::setw(18) << r.schedule << "reconstruction drift max |x_rec - x_fwd| "
