@@ -40,7 +40,11 @@ void StorageLedger::close_cycle() {
     TileState& t = m_tiles[tile];
     for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
       if ((t.stored_this_cycle >> c) & 1u) t.peak[c] = std::max(t.peak[c], t.held[c]);
-    if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, t.last_added, m_cycle);
+    if (m_capacity != 0 && t.all() > m_capacity) {
+      const auto most = std::max_element(t.written_this_cycle.begin(), t.written_this_cycle.end());
+      record_overflow(tile, static_cast<StorageCategory>(most - t.written_this_cycle.begin()), m_cycle);
+    }
+    t.written_this_cycle.fill(0);
     t.stored_this_cycle = 0;
   }
   m_stored_this_cycle.clear();

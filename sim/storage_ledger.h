@@ -9,7 +9,8 @@
 //
 // Contract: changes arrive in non-decreasing time order (the engine's clock). Releasing more than is held
 // is a program error and throws. Exceeding the optional per-tile capacity never stops the ledger: it is
-// recorded per tile (largest excess and the category whose write caused it) for the caller to report.
+// recorded per tile (largest excess, and the category most written to the tile in the cycle it first went
+// over) for the caller to report.
 //
 // What "held at a cycle" means: what is held once every change of that cycle is made. The changes of one
 // cycle happen at the same time, and the order in which a program makes them is not a property of the
@@ -28,7 +29,7 @@ namespace spatialsim::sim {
 
 struct StorageOverflow {
   TileId tile = 0;
-  StorageCategory category = StorageCategory::stash;  // the write that first went over
+  StorageCategory category = StorageCategory::stash;  // most written in the cycle it first went over
   std::uint64_t excess_bytes = 0;                     // the largest excess seen on this tile
   Cycle first_cycle = 0;
 };
@@ -47,7 +48,7 @@ class StorageLedger {
     m_weighted[c] -= ByteCycles{bytes} * now;
     // Only a store can raise a peak: the categories stored to in this cycle, tile by tile, are looked at
     // when it closes.
-    t.last_added = category;
+    t.written_this_cycle[c] += bytes;
     if (t.stored_this_cycle == 0) m_stored_this_cycle.push_back(tile);
     t.stored_this_cycle |= static_cast<std::uint8_t>(1u << c);
   }
@@ -88,7 +89,9 @@ class StorageLedger {
     std::int64_t overflow_index = -1;
     std::uint8_t stored_this_cycle = 0;  // a bit per category
     static_assert(kStorageCategoryCount <= 8);
-    StorageCategory last_added = StorageCategory::stash;  // the write an overflow is put down to
+    // Bytes written per category in the open cycle: an overflow is put down to the category most written
+    // (the first in category order on a tie), which does not depend on the order of the cycle's writes.
+    std::array<std::uint64_t, kStorageCategoryCount> written_this_cycle{};
     // Everything this tile holds (summed when a capacity is checked, not kept on the event path).
     std::uint64_t all() const {
       std::uint64_t sum = 0;
