@@ -33,6 +33,21 @@ void StorageLedger::record_overflow(TileId tile, StorageCategory category, Cycle
   }
 }
 
+// The category an overflow is put down to, from the writes of the cycle the tile ended over the capacity
+// (they happen together, so their order cannot decide): the first category, in category order, whose
+// writes alone would have taken the tile over, that is with everything it holds at the cycle's end but the
+// other categories' writes of the cycle; if no one category would have, the one most written.
+StorageCategory StorageLedger::overflow_cause(const TileState& t) const {
+  std::uint64_t written = 0;
+  for (std::uint64_t b : t.written_this_cycle) written += b;
+  const std::uint64_t held = t.all();
+  for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
+    if (t.written_this_cycle[c] > 0 && held + t.written_this_cycle[c] > m_capacity + written)  // no wrap
+      return static_cast<StorageCategory>(c);
+  const auto most = std::max_element(t.written_this_cycle.begin(), t.written_this_cycle.end());
+  return static_cast<StorageCategory>(most - t.written_this_cycle.begin());
+}
+
 void StorageLedger::close_cycle() {
   for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
     m_peak_total[c] = std::max(m_peak_total[c], m_total[c]);
@@ -40,10 +55,7 @@ void StorageLedger::close_cycle() {
     TileState& t = m_tiles[tile];
     for (std::size_t c = 0; c < kStorageCategoryCount; ++c)
       if ((t.stored_this_cycle >> c) & 1u) t.peak[c] = std::max(t.peak[c], t.held[c]);
-    if (m_capacity != 0 && t.all() > m_capacity) {
-      const auto most = std::max_element(t.written_this_cycle.begin(), t.written_this_cycle.end());
-      record_overflow(tile, static_cast<StorageCategory>(most - t.written_this_cycle.begin()), m_cycle);
-    }
+    if (m_capacity != 0 && t.all() > m_capacity) record_overflow(tile, overflow_cause(t), m_cycle);
     t.written_this_cycle.fill(0);
     t.stored_this_cycle = 0;
   }

@@ -9,8 +9,8 @@
 //
 // Contract: changes arrive in non-decreasing time order (the engine's clock). Releasing more than is held
 // is a program error and throws. Exceeding the optional per-tile capacity never stops the ledger: it is
-// recorded per tile (largest excess, and the category most written to the tile in the cycle it first went
-// over) for the caller to report.
+// recorded per tile (largest excess, and the category whose writes caused it, overflow_cause()) for the
+// caller to report.
 //
 // What "held at a cycle" means: what is held once every change of that cycle is made. The changes of one
 // cycle happen at the same time, and the order in which a program makes them is not a property of the
@@ -29,7 +29,7 @@ namespace spatialsim::sim {
 
 struct StorageOverflow {
   TileId tile = 0;
-  StorageCategory category = StorageCategory::stash;  // most written in the cycle it first went over
+  StorageCategory category = StorageCategory::stash;  // the writes that took it over (overflow_cause())
   std::uint64_t excess_bytes = 0;                     // the largest excess seen on this tile
   Cycle first_cycle = 0;
 };
@@ -89,8 +89,7 @@ class StorageLedger {
     std::int64_t overflow_index = -1;
     std::uint8_t stored_this_cycle = 0;  // a bit per category
     static_assert(kStorageCategoryCount <= 8);
-    // Bytes written per category in the open cycle: an overflow is put down to the category most written
-    // (the first in category order on a tie), which does not depend on the order of the cycle's writes.
+    // Bytes written per category in the open cycle, for overflow_cause().
     std::array<std::uint64_t, kStorageCategoryCount> written_this_cycle{};
     // Everything this tile holds (summed when a capacity is checked, not kept on the event path).
     std::uint64_t all() const {
@@ -112,6 +111,7 @@ class StorageLedger {
   [[noreturn]] void throw_bad_time() const;
   [[noreturn]] void throw_over_release(TileId tile, StorageCategory category, std::uint64_t bytes) const;
   void record_overflow(TileId tile, StorageCategory category, Cycle now);
+  StorageCategory overflow_cause(const TileState& t) const;
 
   std::vector<TileState> m_tiles;
   std::uint64_t m_capacity;

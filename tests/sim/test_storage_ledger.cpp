@@ -77,37 +77,49 @@ TEST(StorageLedger, RecordsOverflowPerTileWithItsLargestExcess) {
   EXPECT_EQ(ledger.overflows()[0].first_cycle, 3u);
 }
 
-// An overflow is put down to the category most written to the tile in the cycle it first ended over the
-// capacity, whatever order the writes of that cycle came in (the cycle's changes happen together). It was
-// the last category written: weights that alone exceeded the capacity were reported as `optimizer` when the
-// optimizer state was recorded after them in the same cycle (found by an audit).
-TEST(StorageLedger, AnOverflowIsPutDownToTheCategoryMostWrittenInItsCycle) {
+// An overflow is put down to the first category (weights, optimizer, stash, transit) whose writes in the
+// cycle the tile first ended over the capacity would alone have taken it over, else to the category most
+// written in that cycle; whatever order the writes of that cycle came in (they happen together). It was
+// the last category written: weights that alone exceeded the capacity were reported as `optimizer` when
+// Adam's moments were recorded after them in the same cycle (found by an audit).
+TEST(StorageLedger, AnOverflowIsPutDownToTheCategoryThatAloneWouldHaveCausedIt) {
   for (const bool weights_first : {true, false}) {
     StorageLedger ledger(1, 40);
     if (weights_first) {
       ledger.add(0, StorageCategory::weights, 90, 0);
-      ledger.add(0, StorageCategory::optimizer, 30, 0);
+      ledger.add(0, StorageCategory::optimizer, 180, 0);
     } else {
-      ledger.add(0, StorageCategory::optimizer, 30, 0);
+      ledger.add(0, StorageCategory::optimizer, 180, 0);
       ledger.add(0, StorageCategory::weights, 90, 0);
     }
     ledger.add(0, StorageCategory::transit, 8, 3);  // later cycles do not change what caused it
     ledger.finish(5);
     ASSERT_EQ(ledger.overflows().size(), 1u);
     EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::weights) << weights_first;
-    EXPECT_EQ(ledger.overflows()[0].excess_bytes, 88u);
+    EXPECT_EQ(ledger.overflows()[0].excess_bytes, 238u);
   }
-  // A piece of transit swapped for another (written 8, released 8) beside 40 bytes of new stash: stash.
+  // A piece of transit swapped for another (written 8, released 8) beside 40 bytes of new stash: the stash
+  // alone takes the tile over (88 + 40 - 8 > 100 with or without the swap).
+  {
+    StorageLedger ledger(1, 100);
+    ledger.add(0, StorageCategory::transit, 8, 0);
+    ledger.add(0, StorageCategory::weights, 80, 0);
+    ledger.add(0, StorageCategory::stash, 40, 2);
+    ledger.release(0, StorageCategory::transit, 8, 2);
+    ledger.add(0, StorageCategory::transit, 8, 2);
+    ledger.finish(4);
+    ASSERT_EQ(ledger.overflows().size(), 1u);
+    EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::stash);
+    EXPECT_EQ(ledger.overflows()[0].first_cycle, 2u);
+  }
+  // Neither write alone goes over (95 + 3 and 95 + 4 fit in 100), both together do: the larger, transit.
   StorageLedger ledger(1, 100);
-  ledger.add(0, StorageCategory::transit, 8, 0);
-  ledger.add(0, StorageCategory::weights, 80, 0);
-  ledger.add(0, StorageCategory::stash, 40, 2);
-  ledger.release(0, StorageCategory::transit, 8, 2);
-  ledger.add(0, StorageCategory::transit, 8, 2);
-  ledger.finish(4);
+  ledger.add(0, StorageCategory::weights, 95, 0);
+  ledger.add(0, StorageCategory::stash, 3, 1);
+  ledger.add(0, StorageCategory::transit, 4, 1);
+  ledger.finish(2);
   ASSERT_EQ(ledger.overflows().size(), 1u);
-  EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::stash);
-  EXPECT_EQ(ledger.overflows()[0].first_cycle, 2u);
+  EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::transit);
 }
 
 }  // namespace
