@@ -61,8 +61,10 @@ class TreeCollective final : public Kernel {
   void on_message(sim::Engine& engine, const sim::Message& message) override;
 
  private:
-  // The value tile t starts with: small distinct integers, so every sum is exact.
-  static double input_value(sim::TileId t) { return static_cast<double>((t * 37u) % 101u) - 50.0; }
+  // The value tile t starts with: t + 1, distinct and never 0, so that a value dropped or counted twice
+  // changes the sum the check compares (the sum, at most 2^22 (2^22 + 1) / 2, is exact in a double).
+  // Values that repeated every 101 tiles and included 0 let a dropped message from the tile holding 0 pass.
+  static double input_value(sim::TileId t) { return static_cast<double>(t) + 1.0; }
   // Sends tile t's partial sum to its parent, or finishes the reduction at the root.
   void reduce_step(sim::Engine& engine, sim::TileId t);
   // Tile t holds the final value: keep it and pass it to the children.

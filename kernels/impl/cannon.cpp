@@ -91,8 +91,11 @@ class Cannon final : public Kernel {
     m_b = sim::Matrix<double>(m, m);
     for (std::uint32_t i = 0; i < m; ++i) {
       for (std::uint32_t j = 0; j < m; ++j) {
-        m_a(i, j) = static_cast<double>((i * 7 + j * 3) % 11) - 5.0;
-        m_b(i, j) = static_cast<double>((i * 5 + j * 2) % 13) - 6.0;
+        // Distinct and never 0, so that an operand dropped, repeated or paired with the wrong one changes
+        // C (small patterns with zeros and repeated columns let such errors pass). Entries of C are at
+        // most m^5, below 2^53 for every allowed side (at most 1182): the products are exact.
+        m_a(i, j) = static_cast<double>(std::uint64_t{i} * m + j + 1);
+        m_b(i, j) = static_cast<double>(std::uint64_t{j} * m + i + 1);
       }
     }
     m_c = sim::Matrix<double>(m, m);
