@@ -18,10 +18,14 @@ namespace {
 // an output that cannot be written, like an unwritable --out, not a finished run whose printed results are
 // lost without a word (for theory, crossover and a kernel run without --out they are the only output).
 int with_stdout_written(int code) {
+  // A long text (--help) can fail while it is printed, before this flush: the errno of that write is the
+  // reason, if nothing has set errno since.
+  const int earlier = std::cout.fail() ? errno : 0;
   errno = 0;
   std::cout.flush();
   if (!std::cout.fail()) return code;
-  const std::string reason = errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : "";
+  const int why = errno != 0 ? errno : earlier;
+  const std::string reason = why != 0 ? std::string(" (") + std::strerror(why) + ")" : "";
   std::cerr << spatialsim::cli::error_line("standard output cannot be written" + reason +
                                            "; what was printed there is incomplete: send it to a file or "
                                            "pipe that can take it")
