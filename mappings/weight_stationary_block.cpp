@@ -222,7 +222,6 @@ void WeightStationaryBlock<T>::enter_lane(sim::Engine& engine, std::uint32_t wf,
                                           Phase phase) {
   PassState& pass = passes(phase).at(wf);
   pass.stash = stash;
-  if (prepares_backward(stash)) m_stashes.at(wf).policy = stash;
   receive_lane(engine, pass, wf, local(row, m_spec.layout.entry_col()), x, depth, ready, phase);
   settle(passes(phase), pass, wf);
 }
@@ -243,7 +242,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
 
   const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::rebroadcast && f.lane_entry);
   if (keep) {
-    StashState& st = m_stashes.at(wf);
+    StashState& st = stash_written_by(wf, pass.stash);
     engine.store(id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(id, xb, phase);
     if (m_spec.with_values) st.x[k] = x;
@@ -305,7 +304,7 @@ void WeightStationaryBlock<T>::finish_column(sim::Engine& engine, PassState& pas
   // column's sum is complete.
   StashState* st = nullptr;
   if (nonlinear && prepares_backward(pass.stash)) {
-    st = &m_stashes.at(wf);
+    st = &stash_written_by(wf, pass.stash);
     const std::uint64_t zb = y_bytes(wf, local(m_spec.layout.output_row(), j));
     engine.store_at(t.id, StorageCategory::stash, zb, m_spec.layer, ready);
     engine.access_sram(t.id, zb, phase);

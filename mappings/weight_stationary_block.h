@@ -323,6 +323,15 @@ class WeightStationaryBlock {
   static void settle(WavefrontSlots<State>& slots, State& state, std::uint32_t wf) {
     if (state.live == 0 && slots.find(wf) == &state) slots.release(wf);
   }
+  // The stash a pass that prepares the backward pass writes to, marked with the pass's policy at every
+  // write: the stash can empty and give its slot back while the pass still runs (a block of one row: a
+  // column's backward pass reads and releases its inputs before the lane reaches the next column), and the
+  // next write takes a fresh slot, which must know the policy too.
+  StashState& stash_written_by(std::uint32_t wf, XStash policy) {
+    StashState& st = m_stashes.at(wf);
+    st.policy = policy;
+    return st;
+  }
   // The stash a tile's weight gradient reads: held until that gradient is done.
   StashState& held_stash(std::uint32_t wf) {
     StashState* st = m_stashes.find(wf);

@@ -24,6 +24,7 @@ struct RecomputeCase {
   std::string widths;
   std::string activation;
   std::string loss;
+  std::string block = "2x3";
 };
 
 class RecomputeGradient : public ::testing::TestWithParam<RecomputeCase> {};
@@ -31,7 +32,7 @@ class RecomputeGradient : public ::testing::TestWithParam<RecomputeCase> {};
 TEST_P(RecomputeGradient, EqualsBackpropsInFp64) {
   const RecomputeCase& c = GetParam();
   std::vector<std::string> base = {"--model.widths=" + c.widths,
-                                   "--mapping.block=2x3",
+                                   "--mapping.block=" + c.block,
                                    "--model.activation=" + c.activation,
                                    "--model.loss=" + c.loss,
                                    "--data.task=" + std::string(c.loss == "mse" ? "teacher" : "mixture"),
@@ -62,11 +63,17 @@ INSTANTIATE_TEST_SUITE_P(
         RecomputeCase{"checkpoint", "--checkpoint.segment=0", "9,14,11,8,7,5,6,9", "relu", "cross-entropy"},
         RecomputeCase{"revolve", "--revolve.slots=1", "9,14,11,8,7,5", "tanh", "cross-entropy"},
         RecomputeCase{"revolve", "--revolve.slots=2", "9,14,11,8,7,5,6,9", "gelu", "mse"},
-        RecomputeCase{"revolve", "--revolve.slots=3", "9,14,11,8,7,5,6,9", "relu", "mse"}),
+        RecomputeCase{"revolve", "--revolve.slots=3", "9,14,11,8,7,5,6,9", "relu", "mse"},
+        // Blocks of one row: a column's backward pass can start while the recomputation's lane is still on
+        // its way to the next column (layer 0's episode once threw "backward pass without a stash").
+        RecomputeCase{"checkpoint", "--checkpoint.segment=1", "9,14,11,8,7,5", "relu", "mse", "1x3"},
+        RecomputeCase{"revolve", "--revolve.slots=2", "9,14,11,8,7,5,6,9", "tanh", "cross-entropy", "1x3"},
+        RecomputeCase{"checkpoint", "--checkpoint.segment=2", "9,14,11,8,7,5", "gelu", "mse", "3x1"},
+        RecomputeCase{"revolve", "--revolve.slots=1", "9,14,11,8,7,5", "relu", "cross-entropy", "3x1"}),
     [](const auto& test) {
       return testing_support::gtest_name(test.param.schedule +
                                          test.param.option.substr(test.param.option.find('=')) + "_" +
-                                         test.param.activation);
+                                         test.param.activation + "_" + test.param.block);
     });
 
 TEST(RevolvePlan, RecomputationsEqualTheBinomialClosedFormAndNeverExceedTheSlots) {
@@ -228,7 +235,9 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, CheckpointTraffic,
                              // One column per block; segments {0, 1, 2}, {3}.
                              CheckpointTrafficCase{"9,7,12,5,8", "3x1", "rowmajor", 3, 20, 6},
                              // s = round(sqrt(6)) = 2 by default; segments {0, 1}, {2, 3}, {4, 5}.
-                             CheckpointTrafficCase{"10,9,9,9,9,9,4", "3x2", "zigzag", 0, 17, 4}),
+                             CheckpointTrafficCase{"10,9,9,9,9,9,4", "3x2", "zigzag", 0, 17, 4},
+                             // One row per block, layer 0 a segment alone; segments {0}, {1}, {2}, {3}.
+                             CheckpointTrafficCase{"7,11,6,9,5", "1x3", "zigzag", 1, 19, 4}),
                          [](const ::testing::TestParamInfo<CheckpointTrafficCase>& param_info) {
                            return testing_support::gtest_name(param_info.param.placement + "_" +
                                                               param_info.param.block + "_s" +

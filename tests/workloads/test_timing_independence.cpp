@@ -1,9 +1,10 @@
 // What a schedule moves and computes does not depend on how long moving and computing take (docs/model.md
 // section 1): finite links and compute time change when things happen, the makespan and the in-flight
 // storage, never a byte-hop, a message, a flop, an SRAM byte or the depth. Every registered schedule, on
-// each model kind it accepts, with uneven splits, blocks of several columns, a torus and cross-entropy's
-// scalar chain. A choice made by whichever event came first would break this: checkpoint's restart signal
-// was sent by the first column to receive its dL/dY, and with compute time its byte-hops and depth changed.
+// each model kind it accepts, with uneven splits, blocks of several columns and of one row, a torus and
+// cross-entropy's scalar chain. A choice made by whichever event came first would break this: checkpoint's
+// restart signal was sent by the first column to receive its dL/dY, and with compute time its byte-hops and
+// depth changed.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -46,43 +47,45 @@ TEST(TimingIndependence, EveryScheduleCountsTheSameWithFiniteLinksAndComputeTime
   std::set<std::string> ran;
   for (const auto& schedule : ScheduleRegistry::names())
     for (const char* kind : {"mlp", "reversible"})
-      for (const char* topology : {"mesh", "torus"}) {
-        std::vector<std::string> model = {std::string("--model.kind=") + kind,
-                                          "--mapping.block=2x3",
-                                          std::string("--machine.topology=") + topology,
-                                          "--machine.hop_latency=2",
-                                          "--model.loss=cross-entropy",
-                                          "--data.task=mixture",
-                                          "--step.tokens=8",
-                                          "--step.wavefront=2",
-                                          "--sim.arith=none"};
-        if (std::string(kind) == "mlp") {
-          model.push_back("--model.widths=7,11,6,9,5");
-        } else {
-          model.insert(model.end(),
-                       {"--model.depth=2", "--model.width=10", "--model.inputs=7", "--model.outputs=5"});
-        }
-        try {
-          reversible::require_schedule_fits_model(
-              setup_from_config(testing_support::config_with(model)).model, schedule);
-        } catch (const sim::ConfigError&) {
-          continue;  // not a combination that runs (docs/reversible.md)
-        }
-        std::vector<std::string> variants = plan_variants(schedule);
-        variants.insert(variants.begin(), "");
-        for (const std::string& variant : variants) {
-          std::vector<std::string> base = model;
-          if (!variant.empty()) base.push_back(variant);
-          const RunResult untimed = run_with(base, schedule);
-          for (const auto& timing : timings) {
-            std::vector<std::string> overrides = base;
-            overrides.insert(overrides.end(), timing.begin(), timing.end());
-            expect_same_counts(run_with(overrides, schedule), untimed,
-                               schedule + " " + kind + " " + topology + " " + variant + " " + timing.back());
-            ran.insert(schedule);
+      for (const char* topology : {"mesh", "torus"})
+        for (const char* block : {"2x3", "1x3"}) {  // one row: backward passes start while lanes still run
+          std::vector<std::string> model = {std::string("--model.kind=") + kind,
+                                            std::string("--mapping.block=") + block,
+                                            std::string("--machine.topology=") + topology,
+                                            "--machine.hop_latency=2",
+                                            "--model.loss=cross-entropy",
+                                            "--data.task=mixture",
+                                            "--step.tokens=8",
+                                            "--step.wavefront=2",
+                                            "--sim.arith=none"};
+          if (std::string(kind) == "mlp") {
+            model.push_back("--model.widths=7,11,6,9,5");
+          } else {
+            model.insert(model.end(),
+                         {"--model.depth=2", "--model.width=10", "--model.inputs=7", "--model.outputs=5"});
+          }
+          try {
+            reversible::require_schedule_fits_model(
+                setup_from_config(testing_support::config_with(model)).model, schedule);
+          } catch (const sim::ConfigError&) {
+            continue;  // not a combination that runs (docs/reversible.md)
+          }
+          std::vector<std::string> variants = plan_variants(schedule);
+          variants.insert(variants.begin(), "");
+          for (const std::string& variant : variants) {
+            std::vector<std::string> base = model;
+            if (!variant.empty()) base.push_back(variant);
+            const RunResult untimed = run_with(base, schedule);
+            for (const auto& timing : timings) {
+              std::vector<std::string> overrides = base;
+              overrides.insert(overrides.end(), timing.begin(), timing.end());
+              expect_same_counts(
+                  run_with(overrides, schedule), untimed,
+                  schedule + " " + kind + " " + topology + " " + block + " " + variant + " " + timing.back());
+              ran.insert(schedule);
+            }
           }
         }
-      }
   EXPECT_EQ(ran.size(), ScheduleRegistry::names().size());  // each on a model kind it accepts
 }
 
