@@ -108,10 +108,8 @@ class KernelCommand final : public Command {
                                                                                         : sim::Topology::mesh,
         .element_bytes = element_bytes,
         .link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle"),
-        .hop_latency = config.get_positive("machine.hop_latency")};
-    // The limit `run` applies (sim/machine_limits.h): a larger latency wraps the event clock.
-    if (machine.hop_latency > sim::kMaxHopLatency)
-      config.fail("machine.hop_latency", sim::hop_latency_limit());
+        // The limit `run` applies (sim/machine_limits.h): a larger latency wraps the event clock.
+        .hop_latency = sim::hop_latency_from_config(config)};
 
     auto kernel = kernels::KernelRegistry::create(name, config);
     try {

@@ -124,14 +124,19 @@ std::int64_t Config::get_int(const std::string& key) const {
 }
 
 std::uint64_t Config::get_uint(const std::string& key) const {
-  std::uint64_t v = 0;
-  if (!parse_whole(raw(key), v)) fail(key, "must be a whole number between 0 and " + kUint64Max);
-  return v;
+  return get_whole_in(key, 0, std::numeric_limits<std::uint64_t>::max());
 }
 
 std::uint64_t Config::get_positive(const std::string& key) const {
+  return get_whole_in(key, 1, std::numeric_limits<std::uint64_t>::max());
+}
+
+std::uint64_t Config::get_whole_in(const std::string& key, std::uint64_t min, std::uint64_t max,
+                                   const std::string& unit) const {
   std::uint64_t v = 0;
-  if (!parse_whole(raw(key), v) || v == 0) fail(key, "must be a whole number between 1 and " + kUint64Max);
+  if (!parse_whole(raw(key), v) || v < min || v > max)
+    fail(key, "must be a whole number between " + std::to_string(min) + " and " + std::to_string(max) +
+                  (unit.empty() ? "" : " (" + unit + ")"));
   return v;
 }
 

@@ -47,7 +47,11 @@ class Config {
   std::int64_t get_int(const std::string& key) const;
   std::uint64_t get_uint(const std::string& key) const;      // >= 0
   std::uint64_t get_positive(const std::string& key) const;  // >= 1
-  double get_double(const std::string& key) const;           // finite
+  // A whole number in [min, max]; any other value is refused with the same message, naming both bounds
+  // (and `unit`, when given, in parentheses after them).
+  std::uint64_t get_whole_in(const std::string& key, std::uint64_t min, std::uint64_t max,
+                             const std::string& unit = "") const;
+  double get_double(const std::string& key) const;  // finite
   double get_nonnegative_double(const std::string& key) const;
   bool get_bool(const std::string& key) const;  // true/false/1/0/yes/no/on/off
   std::string get_choice(const std::string& key, std::initializer_list<std::string_view> choices) const;

@@ -3,10 +3,11 @@
 // refuse the same values with the same message.
 //
 // Usage:
-//   if (hop_latency > sim::kMaxHopLatency) config.fail("machine.hop_latency", sim::hop_latency_limit());
+//   const std::uint64_t hop_latency = sim::hop_latency_from_config(config);
 
 #include <cstdint>
-#include <string>
+
+#include "sim/config.h"
 
 namespace spatialsim::sim {
 
@@ -15,9 +16,9 @@ namespace spatialsim::sim {
 // command's event loop wrap its clock and never finish.)
 inline constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
 
-// The refusal's text after "machine.hop_latency = "...": ".
-inline std::string hop_latency_limit() {
-  return "must be at most " + std::to_string(kMaxHopLatency) + " cycles per hop";
+// machine.hop_latency, in 1..kMaxHopLatency.
+inline std::uint64_t hop_latency_from_config(const Config& config) {
+  return config.get_whole_in("machine.hop_latency", 1, kMaxHopLatency, "cycles per hop");
 }
 
 }  // namespace spatialsim::sim

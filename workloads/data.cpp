@@ -39,10 +39,7 @@ DataSpec data_from_config(const sim::Config& config) {
   DataSpec d;
   d.task =
       config.get_choice("data.task", {"teacher", "mixture"}) == "teacher" ? Task::teacher : Task::mixture;
-  const std::uint64_t teacher_width = config.get_positive("data.teacher_width");
-  if (teacher_width > 0xFFFFFFFFull)
-    config.fail("data.teacher_width", "must fit in 32 bits (at most 4294967295)");
-  d.teacher_width = static_cast<std::uint32_t>(teacher_width);
+  d.teacher_width = static_cast<std::uint32_t>(config.get_whole_in("data.teacher_width", 1, 0xFFFFFFFFull));
   d.mixture_spread = config.get_nonnegative_double("data.mixture_spread");
   return d;
 }

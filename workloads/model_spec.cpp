@@ -55,13 +55,10 @@ ModelSpec model_from_config(const sim::Config& config) {
     }
     if (m.widths.size() < 2) config.fail("model.widths", "needs at least two widths (inputs and outputs)");
   } else {
-    const auto depth = config.get_positive("model.depth");
-    const auto inputs = config.get_positive("model.inputs");
-    const auto width = config.get_positive("model.width");
-    const auto outputs = config.get_positive("model.outputs");
-    if (depth > 100000) config.fail("model.depth", "must be at most 100000 layers");
-    for (const char* k : {"model.inputs", "model.width", "model.outputs"})
-      if (config.get_positive(k) > 0xFFFFFFFFull) config.fail(k, "must fit in 32 bits (at most 4294967295)");
+    const auto depth = config.get_whole_in("model.depth", 1, 100000, "layers");
+    const auto inputs = config.get_whole_in("model.inputs", 1, 0xFFFFFFFFull);
+    const auto width = config.get_whole_in("model.width", 1, 0xFFFFFFFFull);
+    const auto outputs = config.get_whole_in("model.outputs", 1, 0xFFFFFFFFull);
     m.widths.push_back(static_cast<std::uint32_t>(inputs));
     for (std::uint64_t l = 1; l < depth; ++l) m.widths.push_back(static_cast<std::uint32_t>(width));
     m.widths.push_back(static_cast<std::uint32_t>(outputs));

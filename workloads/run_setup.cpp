@@ -51,9 +51,8 @@ const sim::OptionRegistration options{
     {"sim.threads", "threads", "worker threads for sweeps and schedules; 0 = all cores"},
 };
 
-std::uint32_t to_u32(const sim::Config& config, const std::string& key, std::uint64_t v) {
-  if (v > 0xFFFFFFFFull) config.fail(key, "must be below 2^32");
-  return static_cast<std::uint32_t>(v);
+std::uint32_t positive_u32(const sim::Config& config, const std::string& key) {
+  return static_cast<std::uint32_t>(config.get_whole_in(key, 1, 0xFFFFFFFFull));
 }
 
 std::string dims(std::uint32_t a, std::uint32_t b) {
@@ -148,10 +147,7 @@ void check_values_fit_in_memory(const sim::Config& config, const RunSetup& s,
 }  // namespace
 
 std::uint32_t threads_from_config(const sim::Config& config) {
-  const std::uint64_t threads = config.get_uint("sim.threads");
-  if (threads > kMaxThreads)
-    config.fail("sim.threads", "must be at most " + std::to_string(kMaxThreads) + " (0 = all cores)");
-  return static_cast<std::uint32_t>(threads);
+  return static_cast<std::uint32_t>(config.get_whole_in("sim.threads", 0, kMaxThreads, "0 = all cores"));
 }
 
 std::string_view name(Arithmetic a) {
@@ -170,27 +166,25 @@ RunSetup setup_from_config(const sim::Config& config) {
   RunSetup s;
   s.model = model_from_config(config);
   s.data = data_from_config(config);
-  s.tokens = to_u32(config, "step.tokens", config.get_positive("step.tokens"));
-  s.tokens_per_wavefront = to_u32(config, "step.wavefront", config.get_positive("step.wavefront"));
+  s.tokens = positive_u32(config, "step.tokens");
+  s.tokens_per_wavefront = positive_u32(config, "step.wavefront");
   if (s.tokens_per_wavefront > s.tokens)
     config.fail("step.wavefront", "is larger than step.tokens = " + std::to_string(s.tokens) +
                                       "; a wavefront holds at most the step's tokens");
-  s.steps = to_u32(config, "train.steps", config.get_positive("train.steps"));
+  s.steps = positive_u32(config, "train.steps");
   s.optimizer = config.get_choice("train.optimizer", OptimizerRegistry::names());
   s.learning_rate = config.get_nonnegative_double("train.lr");
 
   // Machine.
   s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
                                                                                   : sim::Topology::torus;
-  s.timing.hop_latency = config.get_positive("machine.hop_latency");
-  if (s.timing.hop_latency > sim::kMaxHopLatency)
-    config.fail("machine.hop_latency", sim::hop_latency_limit());
+  s.timing.hop_latency = sim::hop_latency_from_config(config);
   s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
   s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");
   s.timing.sram_bytes_per_tile = config.get_uint("machine.sram_bytes");
-  s.bytes.activation = to_u32(config, "machine.act_bytes", config.get_positive("machine.act_bytes"));
-  s.bytes.partial_sum = to_u32(config, "machine.psum_bytes", config.get_positive("machine.psum_bytes"));
-  s.bytes.weight = to_u32(config, "machine.weight_bytes", config.get_positive("machine.weight_bytes"));
+  s.bytes.activation = positive_u32(config, "machine.act_bytes");
+  s.bytes.partial_sum = positive_u32(config, "machine.psum_bytes");
+  s.bytes.weight = positive_u32(config, "machine.weight_bytes");
 
   // Energy prices: the preset, then any explicit override.
   std::vector<std::string> presets;
@@ -269,9 +263,8 @@ RunSetup setup_from_config(const sim::Config& config) {
   // Injection interval: the first block's latency for one wavefront (MODEL.md section 6): its hops, the
   // serialization of one lane message when links are finite, and one tile's compute time: for each layer
   // the block holds, which with pipeline stages is every layer of the first stage (the longest).
-  s.injection_interval = config.get_uint("step.interval");
-  if (s.injection_interval > kMaxInterval)
-    config.fail("step.interval", "must be at most " + std::to_string(kMaxInterval) + " cycles");
+  s.injection_interval = config.get_whole_in("step.interval", 0, kMaxInterval,
+                                             "cycles; 0 = the first block's latency for one wavefront");
   if (s.injection_interval == 0) {
     const std::uint32_t r0 = s.placement.blocks[0].rows;
     const std::uint32_t c0 = s.placement.blocks[0].cols;

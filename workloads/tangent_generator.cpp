@@ -89,9 +89,7 @@ TangentKind parse_tangent_kind(const sim::Config& config) {
 }
 
 std::uint32_t parse_tangent_count(const sim::Config& config) {
-  const std::uint64_t k = config.get_positive("fg.tangents");
-  if (k > TangentGenerator::kMaxTangents) config.fail("fg.tangents", "an integer in 1..65536");
-  return static_cast<std::uint32_t>(k);
+  return static_cast<std::uint32_t>(config.get_whole_in("fg.tangents", 1, TangentGenerator::kMaxTangents));
 }
 
 void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangents) {

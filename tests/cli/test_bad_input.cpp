@@ -53,7 +53,11 @@ const BadInputCase kCases[] = {
     {"UnknownCommand", "frobnicate", "\"frobnicate\""},
     {"TangentOptionWithoutAForwardGradientSchedule", "--fg.tangents=2", "fg.tangents"},
     {"SplitOptionForAnotherSchedule", "--schedule=forward-gradient --splitfg.rho=0.5", "splitfg.rho"},
-    {"ZeroTangents", "--schedule=forward-gradient --fg.tangents=0", "fg.tangents"},
+    // Both ends of the range give the same message, naming the range (0 once named 2^64 - 1 as the top).
+    {"ZeroTangents", "--schedule=forward-gradient --fg.tangents=0",
+     "fg.tangents = \"0\" (from command line): must be a whole number between 1 and 65536"},
+    {"TooManyTangents", "--schedule=forward-gradient --fg.tangents=65537",
+     "fg.tangents = \"65537\" (from command line): must be a whole number between 1 and 65536"},
     {"UnknownTangentKind", "--schedule=forward-gradient --fg.tangent=uniform", "fg.tangent"},
     {"SplitOutsideTheNetwork", "--schedule=split-fg --splitfg.split=4", "splitfg.split"},
     {"NegativeRho", "--schedule=split-fg --splitfg.rho=-1", "splitfg.rho"},
@@ -73,6 +77,9 @@ const BadInputCase kCases[] = {
     {"CheckpointSegmentLongerThanNetwork", "--schedule=checkpoint --checkpoint.segment=9",
      "checkpoint.segment"},
     {"RevolveZeroSlots", "--schedule=revolve --revolve.slots=0", "revolve.slots"},
+    {"RevolveSlotsBeyondTheLayers", "--schedule=revolve --revolve.slots=5",
+     "revolve.slots = \"5\" (from command line): must be a whole number between 1 and 4 (the network's "
+     "layers)"},
     {"ReversibleOddWidth", "--model.kind=reversible --model.width=7 --schedule=reversible", "model.width"},
     {"ReversibleScheduleOnMlp", "--schedule=reversible", "schedule: reversible"},
     {"BackpropOnReversibleModel", "--model.kind=reversible --schedule=backprop", "schedule: backprop"},
@@ -208,7 +215,7 @@ const BadInputCase kCases[] = {
     {"CompareDepthFactorBeyondTheLayerLimit", "compare --compare.depth_factors=1,25001",
      "compare.depth_factors = \"1,25001\" (from command line): the factor 25001 makes the scaling runs' "
      "model.depth 4 x 25001, which is refused (model.depth = \"100004\" (from compare.depth_factors): must "
-     "be at most 100000 layers)"},
+     "be a whole number between 1 and 100000 (layers))"},
     {"CompareSingleDepthFactorOtherThanOne", "compare --compare.depth_factors=2",
      "compare.depth_factors = \"2\" (from command line): gives one depth, and the scaling test needs at "
      "least two; give 1 to skip the test, or two or more factors such as 1,2"},
@@ -251,7 +258,8 @@ const BadInputCase kCases[] = {
      "kernel cannon: a 2048x2048 grid needs about 4831 MB (about 1152 bytes per tile), more than the 1.5 "
      "GiB it may use; the largest mapping.grid it allows is 1182x1182"},
     {"KernelHopLatencyBeyondTheLimit", "kernel --grid=4x4 --machine.hop_latency=1048577",
-     "machine.hop_latency = \"1048577\" (from command line): must be at most 1048576 cycles per hop"},
+     "machine.hop_latency = \"1048577\" (from command line): must be a whole number between 1 and 1048576 "
+     "(cycles per hop)"},
     {"KernelDirectoryAsOutput", "kernel --grid=4x4 --out=outdir",
      "out = \"outdir\" (from command line): is a directory", "", "", true},
     // --- sweep

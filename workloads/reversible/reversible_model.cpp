@@ -33,14 +33,10 @@ std::vector<std::uint32_t> coupling_widths_from_config(const sim::Config& config
                 "cannot describe a reversible model (model.kind=reversible); leave it empty and give "
                 "model.inputs, model.width (the even trunk width), model.depth (coupling blocks) and "
                 "model.outputs");
-  const auto depth = config.get_positive("model.depth");
-  const auto inputs = config.get_positive("model.inputs");
-  const auto width = config.get_positive("model.width");
-  const auto outputs = config.get_positive("model.outputs");
-  if (depth > 50000) config.fail("model.depth", "must be at most 50000 coupling blocks");
-  for (const auto& [key, v] :
-       {std::pair{"model.inputs", inputs}, {"model.width", width}, {"model.outputs", outputs}})
-    if (v > 0xFFFFFFFFull) config.fail(key, "must fit in 32 bits");
+  const auto depth = config.get_whole_in("model.depth", 1, 50000, "coupling blocks");
+  const auto inputs = config.get_whole_in("model.inputs", 1, 0xFFFFFFFFull);
+  const auto width = config.get_whole_in("model.width", 1, 0xFFFFFFFFull);
+  const auto outputs = config.get_whole_in("model.outputs", 1, 0xFFFFFFFFull);
   if (width % 2 != 0)
     config.fail("model.width",
                 "is odd: a reversible model (model.kind=reversible) splits its trunk into two halves of "

@@ -11,17 +11,14 @@ namespace {
 
 const sim::OptionRegistration options{
     {"revolve.slots", "checkpoints",
-     "m >= 1: checkpoints a wavefront may hold at once, the network input included"},
+     "m in 1..L: checkpoints a wavefront may hold at once, the network input included"},
 };
 
 class Revolve final : public Schedule {
  public:
   explicit Revolve(const sim::Config& config) {
-    const std::uint64_t slots = config.get_positive("revolve.slots");
     const std::uint64_t layers = layers_from_config(config);
-    if (slots > layers)
-      config.fail("revolve.slots",
-                  "is more than the network's " + std::to_string(layers) + " layers; give at most that many");
+    const std::uint64_t slots = config.get_whole_in("revolve.slots", 1, layers, "the network's layers");
     m_plan = plan_revolve(static_cast<std::uint32_t>(layers), static_cast<std::uint32_t>(slots));
   }
 
