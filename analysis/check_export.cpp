@@ -52,6 +52,9 @@ void write_check_export(Hdf5File& file, const workloads::RunSetup& setup,
     const auto& u = result.first_step_updated_parameters[l];
     write_matrix(file, layer + "/updated_weights", u.weights, "1");
     if (!u.bias.empty()) file.write_array(layer + "/updated_bias", std::span<const double>(u.bias), {}, "1");
+    const auto& f = result.final_parameters[l];
+    write_matrix(file, layer + "/final_weights", f.weights, "1");
+    if (!f.bias.empty()) file.write_array(layer + "/final_bias", std::span<const double>(f.bias), {}, "1");
   }
 }
 

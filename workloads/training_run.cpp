@@ -114,6 +114,8 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
       }
     }
   }
+  if (with_values && schedule.runs_backward() && options.for_checks)
+    result.final_parameters = program.parameters();
   return result;
 }
 

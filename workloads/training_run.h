@@ -39,6 +39,9 @@ struct RunResult {
   // The parameters the tiles hold after the first step's update (as the tiles keep them: fp32 in an fp32
   // run); empty when first_step_gradients is.
   NetworkParameters first_step_updated_parameters;
+  // The parameters after the last step's update (the whole run's training, for a multi-step check);
+  // empty when first_step_gradients is.
+  NetworkParameters final_parameters;
   StepData first_step_data;
   sim::Matrix<double> first_step_outputs;
   // Forward-gradient schedules: d_1..d_K of the first step, as the trunk tiles received them (arithmetic

@@ -127,6 +127,8 @@ TEST_F(CheckTest, ExportedUpdateIsTheOptimizersFirstStepFromTheFileAlone) {
           EXPECT_NEAR(u[k], w[k] - step, 1e-15 * (1 + std::abs(w[k])))
               << optimizer << " layer " << l << updated << " " << k;
         }
+        // One step: the run's final parameters are the first update's.
+        EXPECT_EQ(read_vector(file, layer + "/final" + (updated + 8)), u) << layer << updated;
       }
     }
     std::filesystem::remove(path("u.h5"));

@@ -63,6 +63,58 @@ TEST(Training, OneSgdStepOnTheTilesEqualsTheDenseStep) {
   }
 }
 
+// Several steps: the run's losses and final parameters follow a dense training loop on the same data,
+// whose sgd and Adam updates are written here from the rules (docs/conventions-math.md), not from the
+// optimizers' code. Each step draws new data, so a step that used stale weights or data would show.
+TEST(Training, SeveralStepsOnTheTilesFollowTheDenseTrajectory) {
+  for (const std::string optimizer : {"sgd", "adam"}) {
+    const sim::Config config = config_with(
+        {"--model.widths=9,14,6", "--mapping.block=2x3", "--step.tokens=10", "--step.wavefront=3",
+         "--train.lr=0.02", "--train.steps=4", "--train.optimizer=" + optimizer, "--sim.arith=fp64"});
+    const RunSetup setup = setup_from_config(config);
+    const RunResult r = run_schedule(setup, config, "backprop");
+    NetworkParameters w = init_parameters(setup.model, setup.seed);
+    NetworkParameters m = w, v = w;  // Adam's moments, from 0
+    for (auto* moments : {&m, &v})
+      for (auto& p : *moments) {
+        std::fill(p.weights.values().begin(), p.weights.values().end(), 0.0);
+        std::fill(p.bias.begin(), p.bias.end(), 0.0);
+      }
+    ASSERT_EQ(r.loss_per_step.size(), 4u);
+    for (std::uint32_t step = 0; step < 4; ++step) {
+      const StepData data = make_step_data(setup.data, setup.model, setup.seed, step, 10);
+      const auto g =
+          reference::gradients(testing_support::dense_net(setup.model, w), data.inputs, data.targets);
+      EXPECT_NEAR(r.loss_per_step[step], g.loss, 1e-13 * g.loss) << optimizer << " step " << step;
+      const double t = step + 1;
+      const auto update = [&](double& wi, double gi, double& mi, double& vi) {
+        if (optimizer == "sgd") {
+          wi -= 0.02 * gi;
+          return;
+        }
+        mi = 0.9 * mi + 0.1 * gi;
+        vi = 0.999 * vi + 0.001 * gi * gi;
+        wi -= 0.02 * (mi / (1 - std::pow(0.9, t))) / (std::sqrt(vi / (1 - std::pow(0.999, t))) + 1e-8);
+      };
+      for (std::size_t l = 0; l < w.size(); ++l) {
+        for (std::size_t k = 0; k < w[l].weights.size(); ++k)
+          update(w[l].weights.values()[k], g.weights[l].values()[k], m[l].weights.values()[k],
+                 v[l].weights.values()[k]);
+        for (std::size_t k = 0; k < w[l].bias.size(); ++k)
+          update(w[l].bias[k], g.bias[l][k], m[l].bias[k], v[l].bias[k]);
+      }
+    }
+    ASSERT_EQ(r.final_parameters.size(), w.size());
+    for (std::size_t l = 0; l < w.size(); ++l) {
+      for (std::size_t k = 0; k < w[l].weights.size(); ++k)
+        EXPECT_NEAR(r.final_parameters[l].weights.values()[k], w[l].weights.values()[k], 1e-12)
+            << optimizer << " layer " << l << " weight " << k;
+      for (std::size_t k = 0; k < w[l].bias.size(); ++k)
+        EXPECT_NEAR(r.final_parameters[l].bias[k], w[l].bias[k], 1e-12) << optimizer << " layer " << l;
+    }
+  }
+}
+
 TEST(Training, AdamMomentsAreStoredOnTheTiles) {
   auto optimizer_bytes = [](const char* optimizer) {
     const sim::Config config =
