@@ -39,6 +39,7 @@ const sim::OptionRegistration options{
 };
 
 void print_model(std::ostream& out, const std::string& title, const analysis::CrossoverModel& m) {
+  const double d_star = analysis::crossover_width(m);
   out << "  " << title << "\n    recompute = " << m.flops_per_d2 << " d^2 x " << m.e_flop_pj << " pJ";
   if (m.hop_bytes_per_d > 0) out << " + " << m.hop_bytes_per_d << " d byte-hops x " << m.e_hop_pj << " pJ";
   if (m.weight_bytes_per_d2 > 0)
@@ -46,17 +47,24 @@ void print_model(std::ostream& out, const std::string& title, const analysis::Cr
         << m.tokens_per_weight_read << " tokens";
   out << "\n    stash     = 2 x " << m.stash_bytes_per_d << " d bytes x " << m.e_store_pj
       << " pJ (written once, read once; holding is free: static storage)\n"
-      << "    d* = " << analysis::format_number(analysis::crossover_width(m))
-      << (analysis::crossover_width(m) > 0
-              ? ": recomputing costs less energy below it, stashing above it\n"
-              : ": recomputing never costs less energy (its hops alone cost more than the store)\n");
+      << "    d* = " << analysis::format_number(d_star);
+  if (d_star > 0) {
+    out << ": recomputing costs less energy below it, stashing above it\n";
+    return;
+  }
+  // Both sides are d times a price here: the store's and the recompute's hops (the d^2 terms only add).
+  out << ": recomputing never costs less energy (the stash's round trip, "
+      << analysis::format_number(2.0 * m.stash_bytes_per_d * m.e_store_pj)
+      << " pJ per d, is no more than the recompute's hops alone, "
+      << analysis::format_number(m.hop_bytes_per_d * m.e_hop_pj) << " pJ per d)\n";
 }
 
-// A ratio of energies is positive: one rule, and one message for every value it refuses (get_double's
-// or get_nonnegative_double's own would offer -2 or 0 as examples).
-double positive_number(const sim::Config& config, const std::string& key) {
+// A ratio of energies is positive, and at most the largest price (energy.*, 1e6): one rule, and one message
+// for every value it refuses (get_double's or get_nonnegative_double's own would offer -2 or 0 as
+// examples; 1e308 made d* infinite).
+double positive_ratio(const sim::Config& config, const std::string& key) {
   const auto refuse = [&] {
-    config.fail(key, "must be a positive finite decimal number (for example 67 or 0.5)");
+    config.fail(key, "must be a positive decimal number at most 1e6 (for example 67 or 0.5)");
   };
   double value = 0;
   try {
@@ -64,7 +72,7 @@ double positive_number(const sim::Config& config, const std::string& key) {
   } catch (const sim::ConfigError&) {
     refuse();
   }
-  if (!(value > 0)) refuse();
+  if (!(value > 0) || value > 1e6) refuse();
   return value;
 }
 
@@ -115,7 +123,7 @@ class CrossoverCommand final : public Command {
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(one_layer_stand_in(config));
     const auto widths = config.get_positive_list("crossover.widths");
-    const double ratio = positive_number(config, "crossover.hbm_ratio");
+    const double ratio = positive_ratio(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
     const double b_a = setup.bytes.activation;
 
@@ -146,14 +154,24 @@ class CrossoverCommand final : public Command {
         << " bytes, weights read once per " << setup.tokens_per_wavefront
         << " tokens (step.wavefront); prices " << setup.prices.preset << ": " << setup.prices.hop_pj
         << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, " << setup.prices.flop_pj
-        << " pJ/flop\n\n";
+        << " pJ/flop\n";
+    if (block.rows != block.cols)
+      out << "note: h counts one redistribution hop per element, which the zigzag placement achieves for "
+             "square blocks only; between "
+          << block.rows << "x" << block.cols
+          << " blocks the layers' partitions differ and a boundary costs more (spatialsim theory gives a "
+             "model's exact byte-hops), so the grid's d* below are upper bounds\n";
+    out << '\n';
     print_model(out, "grid, MLP layer d x d, inputs stashed once (backprop.xstash = rebroadcast)",
                 inputs_only);
     print_model(out, "grid, MLP layer d x d, inputs replicated on the c tiles of a row (replicate)",
                 replicated);
     print_model(out, "seed 000's transformer constants at the grid's SRAM price (no hops, no weight reads)",
                 seed_on_grid);
-    print_model(out, "seed 000's GPU figure: HBM at e_B = " + analysis::format_number(ratio) + " e_F", gpu);
+    print_model(out,
+                "seed 000's GPU figure: HBM at e_B = " + analysis::format_number(ratio) +
+                    " e_F (at the grid's pJ per flop; d* depends on the ratio only)",
+                gpu);
 
     out << "\nper token-layer, pJ (grid, inputs stashed once)\n"
         << "  " << std::setw(8) << "d" << std::setw(14) << "recompute" << std::setw(14) << "stash"
@@ -163,7 +181,11 @@ class CrossoverCommand final : public Command {
       const double r = analysis::recompute_pj(inputs_only, d);
       const double s = analysis::stash_pj(inputs_only, d);
       out << "  " << std::setw(8) << w << std::setw(14) << analysis::format_number(r) << std::setw(14)
-          << analysis::format_number(s) << "  " << (r < s ? "recompute" : "stash") << '\n';
+          << analysis::format_number(s) << "  "
+          << (r < s   ? "recompute"
+              : r > s ? "stash"
+                      : "equal")
+          << '\n';
     }
     out << "\nwhy the grid's d* differs from seed 000's ~190: the stash round trip is priced at SRAM ("
         << setup.prices.sram_pj

@@ -305,6 +305,9 @@ const BadInputCase kCases[] = {
      "give a positive energy.flop_pj, or leave it empty for the preset's price"},
     {"CrossoverZeroHbmRatio", "crossover --crossover.hbm_ratio=0",
      "crossover.hbm_ratio = \"0\" (from command line): must be a positive"},
+    // Accepted as finite, it made seed 000's d* print as inf.
+    {"CrossoverHbmRatioBeyondThePriceLimit", "crossover --crossover.hbm_ratio=1e308",
+     "crossover.hbm_ratio = \"1e308\" (from command line): must be a positive decimal number at most 1e6"},
 };
 
 class BadInputTest : public testing::BinaryRunTest, public ::testing::WithParamInterface<BadInputCase> {};

@@ -149,6 +149,31 @@ TEST_F(CompareCommandTest, CrossoverPrintsSeed000sFigureAndTheGrids) {
   EXPECT_NE(r.out.find("d* = 28.3333"), std::string::npos) << r.out;  // 68 x 1 / (24 x 0.1)
   EXPECT_NE(r.out.find("why the grid's d* differs from"), std::string::npos) << r.out;
   EXPECT_EQ(run("crossover --crossover.hbm_ratio=0").exit_code, 2);
+  EXPECT_EQ(r.out.find("note: h counts"), std::string::npos) << r.out;  // square blocks: one hop exactly
+}
+
+// The edges of the printed comparison: a width where both cost the same is a tie, not "stash"; a d* of 0
+// says which two terms decide it (here the store is free, and no hop costs could be less); a block with
+// r != c is flagged, since its boundaries cost more than the one hop per element the formula counts.
+TEST_F(CompareCommandTest, CrossoverNamesTiesZeroCrossoversAndNonSquareBlocks) {
+  // 1x1 block, hops free, 0.125 pJ per flop: recompute 2 d^2 x 0.125 + 2 d^2 x 1 / 8 = 0.5 d^2, stash
+  // 2 x 2 d x 1 = 4 d: equal at d = 8.
+  const BinaryRun tie =
+      run("crossover --mapping.block=1x1 --energy.hop_pj=0 --energy.flop_pj=0.125 --crossover.widths=7,8,9");
+  ASSERT_EQ(tie.exit_code, 0) << tie.err;
+  EXPECT_NE(tie.out.find("       7          24.5            28  recompute\n"), std::string::npos) << tie.out;
+  EXPECT_NE(tie.out.find("       8            32            32  equal\n"), std::string::npos) << tie.out;
+  EXPECT_NE(tie.out.find("       9          40.5            36  stash\n"), std::string::npos) << tie.out;
+  const BinaryRun free_store = run("crossover --energy.sram_pj=0");
+  ASSERT_EQ(free_store.exit_code, 0) << free_store.err;
+  EXPECT_NE(free_store.out.find("d* = 0: recomputing never costs less energy (the stash's round trip, 0 pJ "
+                                "per d, is no more than the recompute's hops alone, 2.4 pJ per d)"),
+            std::string::npos)
+      << free_store.out;
+  const BinaryRun wide = run("crossover --mapping.block=3x5");
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("note: h counts one redistribution hop per element"), std::string::npos)
+      << wide.out;
 }
 
 // crossover's layer is d x d for each d in crossover.widths: the configured model and step.tokens, which it
