@@ -5,13 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <mutex>
-#include <optional>
+#include <memory>
 #include <stdexcept>
 
 namespace spatialsim::analysis {
@@ -29,6 +30,21 @@ std::string& t_last_hdf5_error() {
   return reason;
 }
 
+// HDF5 failures so far in this process (a file compares the count at its start and at its end), and whether
+// a file was let go unclosed because of one (Hdf5File::Impl::~Impl).
+std::atomic<std::uint64_t> g_hdf5_failures{0};
+std::atomic<bool> g_abandoned{false};
+
+// HDF5's description of a failed system call carries everything ("file write failed: time = ..., errno =
+// 27, error message = 'File too large', buf = ..."); the reason is the quoted message.
+std::string system_reason(const std::string& desc) {
+  const std::string key = "error message = '";
+  const std::size_t at = desc.find(key);
+  if (at == std::string::npos) return desc;
+  const std::size_t end = desc.find('\'', at + key.size());
+  return end == std::string::npos ? desc : desc.substr(at + key.size(), end - at - key.size());
+}
+
 herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
   std::string outer;
   std::string inner;
@@ -40,23 +56,24 @@ herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
       stack, H5E_WALK_DOWNWARD,
       [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
         auto* w = static_cast<Walk*>(data);
+        const std::string desc = err->desc ? err->desc : "";
         const std::string text =
-            std::string(err->func_name ? err->func_name : "?") + ": " + (err->desc ? err->desc : "");
+            std::string(err->func_name ? err->func_name : "?") + ": " + system_reason(desc);
         if (n == 0) *w->outer = text;
-        *w->inner = text;
+        *w->inner = system_reason(desc) != desc ? system_reason(desc) : text;
         return 0;
       },
       &walk);
-  t_last_hdf5_error() = outer == inner ? outer : outer + " (" + inner + ")";
+  ++g_hdf5_failures;
+  t_last_hdf5_error() = outer == inner || outer.ends_with(": " + inner) ? outer : outer + " (" + inner + ")";
   return 0;
 }
 
+// Each time a file is opened, on its thread: HDF5's error handler is per thread (Debian's library is built
+// thread-safe; a sweep writes its points from worker threads), and a reader may have switched it off
+// (H5::Exception::dontPrint()) since.
 void silence_hdf5() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    H5::Exception::dontPrint();
-    H5Eset_auto2(H5E_DEFAULT, record_error_stack, nullptr);
-  });
+  H5Eset_auto2(H5E_DEFAULT, record_error_stack, nullptr);
 }
 
 std::string display_unit(std::string_view unit) {
@@ -146,12 +163,22 @@ class Hdf5File::Impl {
         m_temp(temporary_path(m_target)),
         m_guard(m_temp, m_final) {  // registered before the file exists: no unprotected moment
     silence_hdf5();
-    guarded("creating temporary file", m_temp, [&] { m_file.emplace(m_temp, H5F_ACC_TRUNC); });
+    guarded("creating temporary file", m_temp,
+            [&] { m_file = std::make_unique<H5::H5File>(m_temp, H5F_ACC_TRUNC); });
   }
 
   ~Impl() {
     if (m_committed) return;
     for (auto& table : m_tables) detail::close_table(*table, false);
+    if (g_hdf5_failures.load() != m_failures_at_start && m_file) {
+      // An HDF5 failure while this file was open (one thread writes one output at a time: most likely a write
+      // to it) can leave HDF5 unable to close it: H5Fclose crashes in H5F__close, and so does
+      // the library's own clean-up at exit (HDF5 1.10; HDFGroup/hdf5#2291, h5py/h5py#914). The file is
+      // deleted next, so its handle is let go without closing, and the program leaves without HDF5's exit
+      // handlers (hdf5_abandoned_a_file(), cli/main.cpp).
+      static_cast<void>(m_file.release());  // its destructor would close it
+      g_abandoned.store(true);
+    }
     try {
       if (m_file) m_file->close();
     } catch (const H5::Exception&) {  // the file is deleted next; nothing to save
@@ -224,6 +251,7 @@ class Hdf5File::Impl {
       H5::DataSet dataset = m_file->createDataSet(full, file_type, H5::DataSpace(H5S_SCALAR));
       dataset.write(value, mem_type);
       write_unit(dataset, unit);
+      dataset.close();  // here, where a failure throws: the destructor would only print it
     });
   }
 
@@ -251,6 +279,7 @@ class Hdf5File::Impl {
       H5::DataSet dataset = m_file->createDataSet(full, file_type, space);
       if (size > 0) dataset.write(data, mem_type);  // HDF5 refuses a null buffer even for no elements
       write_unit(dataset, unit);
+      dataset.close();  // here, where a failure throws: the destructor would only print it
     });
   }
 
@@ -258,9 +287,10 @@ class Hdf5File::Impl {
   std::string m_target;  // m_final, or the file a link at m_final ends at: replaced, the link kept
   std::string m_temp;
   PartialOutputGuard m_guard;
-  std::optional<H5::H5File> m_file;  // engaged once created; std::optional because H5File has no move
+  std::unique_ptr<H5::H5File> m_file;  // once created; on the heap, so that it can be let go unclosed
   std::vector<std::shared_ptr<TableState>> m_tables;
   bool m_committed = false;
+  std::uint64_t m_failures_at_start = g_hdf5_failures.load();
 };
 
 void Hdf5File::check_writable(const std::string& path, std::string_view key) {
@@ -317,6 +347,10 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
 
 Hdf5File::Hdf5File(std::string final_path) : m_impl(std::make_unique<Impl>(std::move(final_path))) {}
 Hdf5File::~Hdf5File() = default;
+
+bool hdf5_abandoned_a_file() {
+  return g_abandoned.load();
+}
 Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
 Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
 

@@ -44,6 +44,11 @@ using ArrayShape = std::vector<std::uint64_t>;
 // created; setting an existing attribute replaces it. Every HDF5 failure is an OutputError naming the file
 // and object (HDF5's own stack printing is switched off). Misuse after commit() throws std::logic_error.
 // Not thread-safe: the HDF5 library is built without thread safety, so one thread writes all outputs.
+// True once a file was let go without closing because an HDF5 operation had failed (a full disk, a file
+// size limit): HDF5 cannot close such a file, and its clean-up at exit would crash on it, so the program
+// must end with std::_Exit after flushing what it printed (cli/main.cpp). Its temporary file is deleted.
+bool hdf5_abandoned_a_file();
+
 class Hdf5File {
  public:
   // Checks, before a run, that `path` can be created: its directory exists and accepts new files and the

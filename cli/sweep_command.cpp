@@ -24,6 +24,7 @@
 #include "analysis/sweep.h"
 #include "analysis/sweep_store.h"
 #include "cli/command.h"
+#include "cli/command_line.h"
 #include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
@@ -187,9 +188,16 @@ class SweepCommand final : public Command {
     const OverflowPolicy overflow_policy(config);
 
     ProgressLine progress;
-    const analysis::SweepOutcome outcome =
-        analysis::run_sweep_to_file(plan, out, resume, std::string(kProgramVersion),
-                                    [&](const analysis::SweepProgress& p) { progress.update(p); });
+    analysis::SweepOutcome outcome;
+    try {
+      outcome = analysis::run_sweep_to_file(plan, out, resume, std::string(kProgramVersion),
+                                            [&](const analysis::SweepProgress& p) { progress.update(p); });
+    } catch (
+        const analysis::OutputError& e) {  // a file that could not be written after its runs (a full disk)
+      progress.finish();
+      std::cerr << error_line(e.what()) << '\n';
+      return kExitCheckFailed;
+    }
     progress.finish();
     for (const auto& note : outcome.notes) std::cerr << "spatialsim: note: " << note << '\n';
     if (resume) {  // jobs, the unit results are stored in: a job is a point under one schedule

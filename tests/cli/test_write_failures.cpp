@@ -1,0 +1,57 @@
+// Results files that cannot be written after the runs (a full disk; here a file size limit, `ulimit -f`,
+// in 512- or 1024-byte blocks by shell, with SIGXFSZ ignored so that the write fails instead): every
+// command that writes one ends with one line naming the file and the reason, exit code 1, and no
+// temporary file. HDF5 cannot close a file after a failed write: the program crashed (a segmentation
+// fault in HDF5's H5F__close at exit, after 77 lines of "DataSet::~DataSet - H5Dclose failed") and left
+// the temporary file, and a sweep's failure was reported as an internal error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/analysis/hdf5_test_support.h"
+#include "tests/analysis/test_trace_support.h"
+
+namespace spatialsim::cli {
+namespace {
+
+struct WriteFailureCase {
+  const char* name;
+  const char* args;    // after the binary; each writes more than the limit
+  const char* output;  // the file the error names (a sweep: one of its points)
+};
+
+class WriteFailureTest : public analysis::testing::ScratchDirTest,
+                         public ::testing::WithParamInterface<WriteFailureCase> {};
+
+TEST_P(WriteFailureTest, OneLineExitOneAndNothingLeft) {
+  const WriteFailureCase& c = GetParam();
+  const testing_support::ProcessRun r = testing_support::run_in(
+      m_dir, std::string("(trap '' XFSZ; ulimit -f 40; '") + SPATIALSIM_BINARY + "' " + c.args + ")");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind(std::string("spatialsim: error: output \"") + c.output, 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  auto entries = dir_entries();
+  entries.erase(std::remove(entries.begin(), entries.end(), "s.h5.points"), entries.end());
+  EXPECT_TRUE(entries.empty()) << entries.front();
+  if (std::filesystem::exists(path("s.h5.points")))  // a sweep keeps finished points only
+    for (const auto& e : std::filesystem::directory_iterator(path("s.h5.points")))
+      EXPECT_EQ(e.path().extension(), ".h5") << e.path();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, WriteFailureTest,
+    ::testing::Values(
+        WriteFailureCase{"Run", "run --sim.arith=none --schedule=forward,backprop,checkpoint --out=r.h5",
+                         "r.h5"},
+        WriteFailureCase{"Compare", "compare --sim.arith=none --out=c.h5", "c.h5"},
+        WriteFailureCase{"Kernel", "kernel --grid=16x16 --out=k.h5", "k.h5"},
+        WriteFailureCase{"Sweep",
+                         "sweep --vary model.depth=2,3,4,5,6,7,8 --schedule=forward,backprop,checkpoint "
+                         "--sim.arith=none --sim.threads=2 --out=s.h5",
+                         "s.h5.points/"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace spatialsim::cli
