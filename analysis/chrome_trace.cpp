@@ -171,6 +171,9 @@ void write_schedule(EventList& events, std::uint64_t pid, const ScheduleTrace& r
 
   // Counters: the state after the last change at each timestamp (several changes often share a cycle).
   std::vector<std::uint64_t> by_layer(data.layers, 0);
+  // Per step, the last sample's time and total: a step whose last change already emptied the stash at its
+  // end needs no second sample there.
+  std::vector<std::pair<sim::Cycle, std::uint64_t>> last_sample(data.steps.size(), {0, 1});
   const auto emit = [&](sim::Cycle ts, std::uint64_t stash) {
     events.next() << R"({"ph":"C","pid":)" << pid << R"(,"name":"stash bytes","ts":)" << ts
                   << R"(,"args":{"stash":)" << stash << "}}";
@@ -186,12 +189,17 @@ void write_schedule(EventList& events, std::uint64_t pid, const ScheduleTrace& r
     const sim::Cycle ts = step_start[s.step] + s.cycle;
     const bool last_at_ts =
         i + 1 == data.stash.size() || step_start[data.stash[i + 1].step] + data.stash[i + 1].cycle != ts;
-    if (last_at_ts) emit(ts, s.stash_bytes);
+    if (last_at_ts) {
+      emit(ts, s.stash_bytes);
+      last_sample[s.step] = {ts, s.stash_bytes};
+    }
   }
   // Each step runs on a fresh engine: whatever a step still held is gone when it ends.
-  for (const StepSpan& s : data.steps) {
+  for (std::size_t k = 0; k < data.steps.size(); ++k) {
+    const sim::Cycle end = data.steps[k].start_cycle + data.steps[k].makespan_cycles;
+    if (last_sample[k] == std::pair<sim::Cycle, std::uint64_t>{end, 0}) continue;
     std::fill(by_layer.begin(), by_layer.end(), 0);
-    emit(s.start_cycle + s.makespan_cycles, 0);
+    emit(end, 0);
   }
 }
 
@@ -222,6 +230,7 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) fail(std::string("cannot create ") + temp + ": " + std::strerror(errno));
+    errno = 0;  // a failed write's reason is read after the close, below
     try {
       write_events(out, runs);
     } catch (...) {
@@ -230,7 +239,12 @@ void write_chrome_trace(const std::string& path, const std::vector<ScheduleTrace
       throw;
     }
     out.close();
-    if (!out) fail("writing " + temp + " failed (disk full?)");
+    // The failed write's reason (no space, a file size limit, ...): the stream stops writing at its first
+    // failure, so errno still holds it.
+    const int write_error = errno;
+    if (!out)
+      fail("writing " + temp + " failed" +
+           (write_error != 0 ? std::string(" (") + std::strerror(write_error) + ")" : std::string()));
   }
   if (std::rename(temp.c_str(), target.c_str()) != 0)
     fail(std::string("cannot rename ") + temp + ": " + std::strerror(errno));
