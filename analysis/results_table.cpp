@@ -180,13 +180,23 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
     cells.push_back(std::move(row));
   }
 
+  // Column widths leave the timing rows' values out, so that two runs of one configuration print the same
+  // table but for those values: a schedule's column is at least as wide as any positive value
+  // format_number prints (10 characters: "0.00123457", "1.235e-308").
+  const auto timing = [](const std::string& name) {
+    return name == "wall_seconds" || name == "events_per_second";
+  };
+  constexpr std::size_t kTimingWidth = 10;
   std::vector<std::size_t> widths(cells.front().size(), 0);
+  if (std::any_of(cells.begin(), cells.end(), [&](const auto& row) { return timing(row.front()); }))
+    for (std::size_t c = 2; c < 2 + results.size(); ++c) widths[c] = kTimingWidth;
   for (const auto& row : cells)
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+    for (std::size_t c = 0; c < (timing(row.front()) ? 2 : row.size()); ++c)
+      widths[c] = std::max(widths[c], row[c].size());
   for (const auto& row : cells) {
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c) {
-      const std::string pad(widths[c] - row[c].size(), ' ');
+      const std::string pad(widths[c] - std::min(widths[c], row[c].size()), ' ');
       if (c > 0) line += "  ";
       line += c < 2 ? row[c] + pad : pad + row[c];  // names left, numbers right
     }

@@ -152,6 +152,34 @@ TEST(ResultsTable, NoRatiosWithoutForwardAndUnknownRowsSkipped) {
             "depth      hops             10\n");
 }
 
+// Two runs of one configuration print the same table but for their timings: the widths do not depend on
+// them (a run's table was laid out again when its wall time printed wider, and a diff of two runs showed
+// every line).
+TEST(ResultsTable, TimingsDoNotMoveTheOtherLines) {
+  const auto table = [](double seconds) {
+    std::vector<workloads::RunResult> runs = {run_with("forward", 400, 0, 0),
+                                              run_with("backprop", 500, 300, 64)};
+    for (auto& r : runs) {
+      r.wall_seconds = seconds;
+      r.counters.events = 1234567;
+    }
+    std::ostringstream out;
+    write_results_table(out, runs, &runs[0], kPrices,
+                        {"byte_hops", "wall_seconds", "events_per_second", "depth"});
+    std::istringstream in(out.str());
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("wall_seconds", 0) != 0 && line.rfind("events_per_second", 0) != 0) kept += line + "\n";
+    return std::pair{kept, out.str()};
+  };
+  const auto [fast, fast_all] = table(1e-4);
+  const auto [slow, slow_all] = table(0.00123457);  // the widest a timing prints: 10 characters
+  EXPECT_EQ(fast, slow);
+  EXPECT_NE(fast_all, slow_all);
+  EXPECT_NE(slow_all.find("wall_seconds       s          0.00123457  0.00123457"), std::string::npos)
+      << slow_all;
+}
+
 TEST(ResultsTable, SetupHeader) {
   workloads::RunSetup s;
   s.model.widths = {32, 64, 10};
