@@ -69,7 +69,7 @@ herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
   return 0;
 }
 
-// Each time a file is opened, on its thread: HDF5's error handler is per thread (Debian's library is built
+// Each time a file is opened, on its thread: HDF5's error handler is per thread (the library is built
 // thread-safe; a sweep writes its points from worker threads), and a reader may have switched it off
 // (H5::Exception::dontPrint()) since.
 void silence_hdf5() {
@@ -347,12 +347,12 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
 
 Hdf5File::Hdf5File(std::string final_path) : m_impl(std::make_unique<Impl>(std::move(final_path))) {}
 Hdf5File::~Hdf5File() = default;
+Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
+Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
 
 bool hdf5_abandoned_a_file() {
   return g_abandoned.load();
 }
-Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;
-Hdf5File& Hdf5File::operator=(Hdf5File&&) noexcept = default;
 
 Hdf5File::Impl& Hdf5File::impl() {
   if (!m_impl) throw std::logic_error("Hdf5File used after it was moved from");

@@ -43,7 +43,9 @@ using ArrayShape = std::vector<std::uint64_t>;
 // Attributes may be set on any existing group or dataset; on a path that does not exist yet a group is
 // created; setting an existing attribute replaces it. Every HDF5 failure is an OutputError naming the file
 // and object (HDF5's own stack printing is switched off). Misuse after commit() throws std::logic_error.
-// Not thread-safe: the HDF5 library is built without thread safety, so one thread writes all outputs.
+// Not thread-safe: HDF5's C++ API is not (Debian's C library is, with one lock and an error stack per
+// thread: libhdf5.settings, "Threadsafety: yes"), so one thread at a time writes (a sweep's workers write
+// their points under a lock).
 // True once a file was let go without closing because an HDF5 operation had failed (a full disk, a file
 // size limit): HDF5 cannot close such a file, and its clean-up at exit would crash on it, so the program
 // must end with std::_Exit after flushing what it printed (cli/main.cpp). Its temporary file is deleted.
