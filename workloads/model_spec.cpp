@@ -37,6 +37,10 @@ std::uint32_t layers_from_config(const sim::Config& config) {
   return static_cast<std::uint32_t>(config.get_positive("model.depth"));
 }
 
+const char* layers_option(const sim::Config& config) {
+  return config.raw("model.widths").empty() ? "model.depth" : "model.widths";
+}
+
 ModelSpec model_from_config(const sim::Config& config) {
   ModelSpec m;
   m.kind = reversible::model_kind_from_config(config);

@@ -53,5 +53,7 @@ ModelSpec model_from_config(const sim::Config& config);
 // L, read the way model_from_config reads it (model.widths, else model.depth), for components that need
 // only the depth (schedules sizing their plans).
 std::uint32_t layers_from_config(const sim::Config& config);
+// The option that sets that count, for an error about it: model.widths when given, else model.depth.
+const char* layers_option(const sim::Config& config);
 
 }  // namespace spatialsim::workloads

@@ -61,6 +61,11 @@ const BadInputCase kCases[] = {
     {"UnknownTangentKind", "--schedule=forward-gradient --fg.tangent=uniform", "fg.tangent"},
     {"SplitOutsideTheNetwork", "--schedule=split-fg --splitfg.split=4", "splitfg.split"},
     {"NegativeRho", "--schedule=split-fg --splitfg.rho=-1", "splitfg.rho"},
+    // The option that set the one layer is named (model.widths once gave 'model.depth = "4" (from default)').
+    {"SplitFgOnOneLayer", "--schedule=split-fg --model.depth=1",
+     "model.depth = \"1\" (from command line): split-fg needs at least 2 layers (a trunk and a head)"},
+    {"SplitFgOnOneLayerOfWidths", "--schedule=split-fg --model.widths=1,1 --mapping.block=1x1",
+     "model.widths = \"1,1\" (from command line): split-fg needs at least 2 layers (a trunk and a head)"},
     {"StrayArgument", "run stray", "\"stray\""},
     {"ThreeDashes", "run ---model.depth=3",
      "option ---model.depth (command line) starts with three dashes; write --model.depth=3"},

@@ -27,7 +27,8 @@ class SplitForwardGradient final : public Schedule {
   explicit SplitForwardGradient(const sim::Config& config) : m_plan(forward_gradient_plan(config)) {
     // Checked here, with the other options, before anything runs: the head and the trunk each need a layer.
     const std::uint32_t layers = layers_from_config(config);
-    if (layers < 2) config.fail("model.depth", "split-fg needs at least 2 layers (a trunk and a head)");
+    if (layers < 2)
+      config.fail(layers_option(config), "split-fg needs at least 2 layers (a trunk and a head)");
     const std::uint64_t split = config.get_uint("splitfg.split");
     if (split >= layers)
       config.fail("splitfg.split", "must be in 1.." + std::to_string(layers - 1) + " for a " +
