@@ -79,6 +79,10 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
     }
     const bool passed = c.passed(tolerance);
     out << "  " << r.schedule << ": " << (passed ? "passed" : "FAILED") << '\n';
+    if (!passed && c.drift && setup.model.activation == mappings::Activation::relu)
+      out << "  note: with relu, a pre-activation of exactly 0 in the forward pass can come back as +-1e-17 "
+             "from the reconstruction and take relu's other slope (docs/reversible.md, \"relu and exact "
+             "zeros\"); tanh or gelu have no kink\n";
     all_passed = all_passed && passed;
   }
   return all_passed;

@@ -32,6 +32,20 @@ TEST_F(ReversibleCli, CheckPrintsEveryLayerAndTheDrift) {
   EXPECT_NE(r.out.find("tolerance 1e-09"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reversible: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("note: with relu"), std::string::npos) << r.out;  // only when the check fails
+}
+
+// A small relu model where a reconstructed pre-activation meets relu's kink (docs/reversible.md, "relu and
+// exact zeros"): the check fails, and says why it can, instead of leaving the default activation's failure
+// unexplained (found by a random search of configurations).
+TEST_F(ReversibleCli, CheckFailingOnReluNamesTheKink) {
+  const BinaryRun r =
+      run("--model.kind=reversible --schedule=reversible --model.width=4 --model.depth=2 --sim.arith=fp64 "
+          "--check");
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("reversible: FAILED\n  note: with relu, a pre-activation of exactly 0"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(ReversibleCli, ExportedRunIsVerifiedFromTheFileAlone) {
