@@ -36,6 +36,7 @@
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
@@ -97,7 +98,9 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// The selected schedules, in the order given. Each must be registered, once.
+// The selected schedules, in the order given. Each must be registered, once, and run on the model (a
+// schedule the model cannot run is named before its options are read: revolve.slots above a reversible
+// model's count was refused first). Each then reads and checks its options, before any run.
 std::vector<std::string> selected_schedules(const sim::Config& config) {
   const auto registered = workloads::ScheduleRegistry::names();
   const auto names = config.get_string_list("schedule");
@@ -108,8 +111,10 @@ std::vector<std::string> selected_schedules(const sim::Config& config) {
     if (!workloads::ScheduleRegistry::contains(n))
       config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + joined(registered));
     if (!seen.insert(n).second) config.fail("schedule", "names " + n + " twice; list each schedule once");
-    workloads::ScheduleRegistry::create(n, config);  // reads and checks its options now, before any run
   }
+  const workloads::ModelSpec model = workloads::model_from_config(config);
+  for (const auto& n : names) workloads::reversible::require_schedule_fits_model(model, n);
+  for (const auto& n : names) workloads::ScheduleRegistry::create(n, config);
   return names;
 }
 
@@ -129,7 +134,6 @@ class RunCommand final : public Command {
     const auto schedules = selected_schedules(config);
     reject_options_this_run_ignores(config, schedules);
     const workloads::RunSetup setup = workloads::setup_from_config(config);
-    for (const auto& s : schedules) workloads::reversible::require_schedule_fits_model(setup.model, s);
     const OverflowPolicy overflow_policy(config);
     const std::string out = config.get_string("out");
     try {

@@ -88,6 +88,10 @@ const BadInputCase kCases[] = {
     {"ReversibleOddWidth", "--model.kind=reversible --model.width=7 --schedule=reversible", "model.width"},
     {"ReversibleScheduleOnMlp", "--schedule=reversible", "schedule: reversible"},
     {"BackpropOnReversibleModel", "--model.kind=reversible --schedule=backprop", "schedule: backprop"},
+    // Before the schedule's own options: fixing revolve.slots first would only lead to this.
+    {"RevolveSlotsOnReversibleModel",
+     "--model.kind=reversible --model.depth=3 --schedule=revolve --revolve.slots=9",
+     "schedule: revolve does not run on a reversible model"},
     // --- ranges and parsing
     {"ZeroDepth", "--model.depth=0", "model.depth"},
     {"UnparsableWidth", "--model.width=abc", "model.width"},
