@@ -192,8 +192,8 @@ class SweepCommand final : public Command {
     try {
       outcome = analysis::run_sweep_to_file(plan, out, resume, std::string(kProgramVersion),
                                             [&](const analysis::SweepProgress& p) { progress.update(p); });
-    } catch (
-        const analysis::OutputError& e) {  // a file that could not be written after its runs (a full disk)
+    } catch (const analysis::OutputError& e) {
+      // A file that could not be written after its runs (a full disk): one line, as run says it.
       progress.finish();
       std::cerr << error_line(e.what()) << '\n';
       return kExitCheckFailed;
