@@ -30,9 +30,10 @@ std::string& t_last_hdf5_error() {
   return reason;
 }
 
-// HDF5 failures so far in this process (a file compares the count at its start and at its end), and whether
-// a file was let go unclosed because of one (Hdf5File::Impl::~Impl).
-std::atomic<std::uint64_t> g_hdf5_failures{0};
+// HDF5 failures of a system call (a write to a full disk, past a file size limit) so far in this process (a
+// file compares the count at its start and at its end), and whether a file was let go unclosed because of
+// one (Hdf5File::Impl::~Impl). Other failures (a bad name, an object that exists) leave files closable.
+std::atomic<std::uint64_t> g_io_failures{0};
 std::atomic<bool> g_abandoned{false};
 
 // HDF5's description of a failed system call carries everything ("file write failed: time = ..., errno =
@@ -48,10 +49,12 @@ std::string system_reason(const std::string& desc) {
 herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
   std::string outer;
   std::string inner;
+  bool system_call_failed = false;
   struct Walk {
     std::string* outer;
     std::string* inner;
-  } walk{&outer, &inner};
+    bool* system_call_failed;
+  } walk{&outer, &inner, &system_call_failed};
   H5Ewalk2(
       stack, H5E_WALK_DOWNWARD,
       [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
@@ -60,11 +63,13 @@ herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
         const std::string text =
             std::string(err->func_name ? err->func_name : "?") + ": " + system_reason(desc);
         if (n == 0) *w->outer = text;
-        *w->inner = system_reason(desc) != desc ? system_reason(desc) : text;
+        const bool system_call = system_reason(desc) != desc;
+        *w->inner = system_call ? system_reason(desc) : text;
+        if (system_call) *w->system_call_failed = true;
         return 0;
       },
       &walk);
-  ++g_hdf5_failures;
+  if (system_call_failed) ++g_io_failures;
   t_last_hdf5_error() = outer == inner || outer.ends_with(": " + inner) ? outer : outer + " (" + inner + ")";
   return 0;
 }
@@ -170,9 +175,9 @@ class Hdf5File::Impl {
   ~Impl() {
     if (m_committed) return;
     for (auto& table : m_tables) detail::close_table(*table, false);
-    if (g_hdf5_failures.load() != m_failures_at_start && m_file) {
-      // An HDF5 failure while this file was open (one thread writes one output at a time: most likely a write
-      // to it) can leave HDF5 unable to close it: H5Fclose crashes in H5F__close, and so does
+    if (g_io_failures.load() != m_io_failures_at_start && m_file) {
+      // A failed write while this file was open (one thread writes one output at a time: most likely to it)
+      // can leave HDF5 unable to close it: H5Fclose crashes in H5F__close, and so does
       // the library's own clean-up at exit (HDF5 1.10; HDFGroup/hdf5#2291, h5py/h5py#914). The file is
       // deleted next, so its handle is let go without closing, and the program leaves without HDF5's exit
       // handlers (hdf5_abandoned_a_file(), cli/main.cpp).
@@ -290,7 +295,7 @@ class Hdf5File::Impl {
   std::unique_ptr<H5::H5File> m_file;  // once created; on the heap, so that it can be let go unclosed
   std::vector<std::shared_ptr<TableState>> m_tables;
   bool m_committed = false;
-  std::uint64_t m_failures_at_start = g_hdf5_failures.load();
+  std::uint64_t m_io_failures_at_start = g_io_failures.load();
 };
 
 void Hdf5File::check_writable(const std::string& path, std::string_view key) {
