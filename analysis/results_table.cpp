@@ -183,8 +183,9 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
   // Column widths leave the timing rows' values out, so that two runs of one configuration print the same
   // table but for those values: a schedule's column is at least as wide as any positive value
   // format_number prints (10 characters: "0.00123457", "1.235e-308").
-  const auto timing = [](const std::string& name) {
-    return name == "wall_seconds" || name == "events_per_second";
+  const auto timing = [&](const std::string& name) {
+    const Metric* m = metrics.empty() ? nullptr : lookup(metrics.front(), name);
+    return m != nullptr && m->timing;
   };
   constexpr std::size_t kTimingWidth = 10;
   std::vector<std::size_t> widths(cells.front().size(), 0);

@@ -28,11 +28,13 @@ std::string Metric::text() const {
 std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::EnergyPrices& prices) {
   const sim::Counters& c = r.counters;
   std::vector<Metric> m;
-  auto add = [&m](std::string name, std::string unit, auto value, bool machine_cost = true) {
+  auto add = [&m](std::string name, std::string unit, auto value, bool machine_cost = true,
+                  bool timing = false) {
     if constexpr (std::is_floating_point_v<decltype(value)>) {
-      m.push_back({std::move(name), std::move(unit), static_cast<double>(value), machine_cost});
+      m.push_back({std::move(name), std::move(unit), static_cast<double>(value), machine_cost, timing});
     } else {
-      m.push_back({std::move(name), std::move(unit), static_cast<std::uint64_t>(value), machine_cost});
+      m.push_back(
+          {std::move(name), std::move(unit), static_cast<std::uint64_t>(value), machine_cost, timing});
     }
   };
   add("byte_hops", "byte-hops", c.byte_hops.total());
@@ -70,9 +72,9 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   // that keeps the schema the same in both modes.
   add("final_loss", "1",
       r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back(), false);
-  add("wall_seconds", "s", r.wall_seconds, false);
+  add("wall_seconds", "s", r.wall_seconds, false, true);
   add("events_per_second", "events/s",
-      r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0, false);
+      r.wall_seconds > 0 ? static_cast<double>(c.events) / r.wall_seconds : 0.0, false, true);
   return m;
 }
 

@@ -34,6 +34,9 @@ struct Metric {
   // A cost of the simulated machine (MODEL.md section 3), reported also as a ratio to forward-only; false
   // for the loss and for the simulator's own wall time and event rate.
   bool machine_cost = true;
+  // The simulator's own wall time and event rate: the only values that differ between two runs of one
+  // configuration (the console table keeps them out of its column widths).
+  bool timing = false;
   double as_double() const;
   std::string text() const;  // full precision
 };

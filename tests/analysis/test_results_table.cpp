@@ -180,6 +180,14 @@ TEST(ResultsTable, TimingsDoNotMoveTheOtherLines) {
       << slow_all;
 }
 
+// The timing flag is what keeps those rows out of the widths: exactly the simulator's own measurements.
+TEST(ResultsTable, OnlyTheSimulatorsOwnMeasurementsAreTimings) {
+  std::vector<std::string> timings;
+  for (const Metric& m : run_metrics(run_with("backprop", 500, 300, 64), kPrices))
+    if (m.timing) timings.push_back(m.name);
+  EXPECT_EQ(timings, (std::vector<std::string>{"wall_seconds", "events_per_second"}));
+}
+
 TEST(ResultsTable, SetupHeader) {
   workloads::RunSetup s;
   s.model.widths = {32, 64, 10};
