@@ -60,11 +60,11 @@ herr_t record_error_stack(hid_t stack, void* /*client_data*/) {
       [](unsigned n, const H5E_error2_t* err, void* data) -> herr_t {
         auto* w = static_cast<Walk*>(data);
         const std::string desc = err->desc ? err->desc : "";
-        const std::string text =
-            std::string(err->func_name ? err->func_name : "?") + ": " + system_reason(desc);
+        const std::string reason = system_reason(desc);
+        const std::string text = std::string(err->func_name ? err->func_name : "?") + ": " + reason;
         if (n == 0) *w->outer = text;
-        const bool system_call = system_reason(desc) != desc;
-        *w->inner = system_call ? system_reason(desc) : text;
+        const bool system_call = reason != desc;
+        *w->inner = system_call ? reason : text;
         if (system_call) *w->system_call_failed = true;
         return 0;
       },
