@@ -12,7 +12,8 @@ namespace {
 const sim::OptionRegistration options{
     {"machine.on_overflow", "choice",
      "error (exit code 3) | report (warn on stderr): what run, compare and sweep do when a tile holds more "
-     "than machine.sram_bytes; either way the overflows are printed and recorded in `out`"},
+     "than machine.sram_bytes; either way the overflows are printed and recorded in `out` (a sweep keeps "
+     "the number of tiles per job); a sweep applies one policy to all its jobs"},
 };
 
 }  // namespace
@@ -48,11 +49,12 @@ int OverflowPolicy::finish(const std::vector<workloads::RunResult>& results, std
       recorded_in);
 }
 
-int OverflowPolicy::finish_sweep(const std::vector<std::string>& points,
-                                 const std::string& recorded_in) const {
-  print_points(points);
-  if (points.empty()) return kExitOk;
-  return verdict(std::to_string(points.size()) + " sweep point(s) with tiles over machine.sram_bytes",
+int OverflowPolicy::finish_sweep(const std::vector<std::string>& jobs, const std::string& recorded_in) const {
+  print_points(jobs);
+  if (jobs.empty()) return kExitOk;
+  // Jobs, not points: each line names a point under one schedule.
+  return verdict(std::to_string(jobs.size()) + " sweep job(s) (a point under one schedule) with tiles over " +
+                     "machine.sram_bytes",
                  recorded_in + " (column storage_overflow_tiles)");
 }
 

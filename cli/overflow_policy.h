@@ -28,9 +28,9 @@ class OverflowPolicy {
   // Prints one line per overflowed tile of each schedule; returns the command's exit code.
   int finish(const std::vector<workloads::RunResult>& results, std::uint64_t capacity,
              const std::string& recorded_in) const;
-  // A sweep keeps per point only how many tiles overflowed: `points` lists them (overflowed_points);
-  // machine.sram_bytes may differ between points.
-  int finish_sweep(const std::vector<std::string>& points, const std::string& recorded_in) const;
+  // A sweep keeps per job (a point under one schedule) only how many tiles overflowed: `jobs` lists the
+  // ones that did (overflowed_points); machine.sram_bytes may differ between points.
+  int finish_sweep(const std::vector<std::string>& jobs, const std::string& recorded_in) const;
   // compare: the table's runs, recorded in `recorded_in`, and its depth-scaling runs (`scaling_points`,
   // which only their fitted slopes record); one verdict for both.
   int finish_compare(const std::vector<workloads::RunResult>& results, std::uint64_t capacity,

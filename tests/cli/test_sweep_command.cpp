@@ -61,7 +61,9 @@ TEST_F(SweepCommandTest, OverflowWithOnOverflowErrorNamesThePointsExitsThreeAndW
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("point 0 (model.depth = 2)"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("1 sweep point(s) with tiles over machine.sram_bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 sweep job(s) (a point under one schedule) with tiles over machine.sram_bytes"),
+            std::string::npos)
+      << r.err;
   EXPECT_TRUE(std::filesystem::exists(path("s.h5")));
 }
 
