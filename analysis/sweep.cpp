@@ -15,16 +15,27 @@
 
 #include "sim/option_spec.h"
 #include "workloads/reversible/reversible_model.h"
+#include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_options.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
 namespace {
 
-// Keys that say where results go or how fast they come, not what they are: varying them would repeat
-// the same runs, and they stay out of the job hash so that a resumed sweep may change them.
-const std::set<std::string, std::less<>> kNotResultKeys = {"out",          "schedule", "sim.threads", "check",
-                                                           "export_check", "trace",    "chrome_trace"};
+// Keys that say where results go, how fast they come or what the command does with them, not what they
+// are: varying them would repeat the same runs (and the sweep applies machine.on_overflow once, to all
+// its jobs), and they stay out of the job hash so that a resumed sweep may change them.
+const std::set<std::string, std::less<>> kNotResultKeys = {"out",
+                                                           "schedule",
+                                                           "sim.threads",
+                                                           "check",
+                                                           "export_check",
+                                                           "trace",
+                                                           "chrome_trace",
+                                                           "check_tolerance",
+                                                           "theory_side_by_side",
+                                                           "machine.on_overflow"};
 
 // Beyond this many points a typo ("--vary model.depth=1,...,1000" times three more keys) is likelier than
 // intent, and every point's setup is held in memory.
@@ -54,6 +65,29 @@ std::optional<double> as_number(std::string_view s) {
   return v;
 }
 
+// The value as a whole number, exactly, as (negative, magnitude): a double holds integers exactly only up
+// to 2^53, and two seeds above that are different values that as_number reads as one.
+std::optional<std::pair<bool, std::uint64_t>> as_whole_number(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+  return std::pair{negative && v != 0, v};
+}
+
+// Whether a and b are the same number however written (2, 02, +2, 2.0): exactly when both are whole
+// numbers, as doubles otherwise.
+bool same_number(std::string_view a, std::string_view b) {
+  const auto wa = as_whole_number(a);
+  const auto wb = as_whole_number(b);
+  if (wa && wb) return *wa == *wb;
+  const auto na = as_number(a);
+  const auto nb = as_number(b);
+  return na && nb && *na == *nb;
+}
+
 // Whether `key`'s parser reads `a` and `b` as one value, beyond numbers (as_number compares those): true,
 // yes, on and 1 of a bool option (the unit it is registered with), 2x2, 2X2 and 02x2 of a block or grid
 // (sim::Config::get_dims). Choices and other strings are read as written. Exact: the parser's results are
@@ -69,6 +103,48 @@ bool same_parsed_value(const std::string& key, const std::string& a, const std::
   } catch (const sim::ConfigError&) {
     return false;
   }
+}
+
+// Whether `key` can change a result of a job of `schedule` with this configuration. Not: where results go
+// and the checks (kNotResultKeys), other commands' options (a config file may hold them), the options of
+// schedules other than `schedule` (checkpoint.segment for backprop), and in counting mode the options that
+// only change values (sim.seed, train.lr: sim::OptionReach::values_only).
+bool can_change_results(const sim::Config& config, const std::string& schedule, const std::string& key) {
+  if (kNotResultKeys.contains(key) || !workloads::run_reads(key)) return false;
+  if (const auto dot = key.find('.'); dot != std::string::npos) {
+    const auto owners = workloads::owners_of_section(key.substr(0, dot));
+    if (!owners.empty() && std::find(owners.begin(), owners.end(), schedule) == owners.end()) return false;
+  }
+  const sim::OptionSpec* spec = sim::OptionTable::find(key);
+  const bool counting = config.raw("sim.arith") == "none";  // a choice: read as written
+  return !(counting && spec != nullptr && spec->reach == sim::OptionReach::values_only);
+}
+
+// `key`'s value as its option reads it, in one spelling, so that the job hash does not change with how a
+// value is written: 64 for 064 and +64, 0.001 for 1e-3, true for yes, 2x2 for 2X2; anything else as written.
+std::string value_as_read(const sim::Config& config, const std::string& key) {
+  const std::string& raw = config.raw(key);
+  const sim::OptionSpec* spec = sim::OptionTable::find(key);
+  try {
+    if (spec != nullptr && spec->unit == "bool") return config.get_bool(key) ? "true" : "false";
+  } catch (const sim::ConfigError&) {
+    return raw;
+  }
+  if (const auto whole = as_whole_number(raw))
+    return (whole->first ? "-" : "") + std::to_string(whole->second);
+  if (const auto number = as_number(raw)) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, *number);  // shortest text that reads back exactly
+    return std::string(buf, r.ptr);
+  }
+  if (raw.find_first_of("xX") != std::string::npos) {
+    try {
+      const auto [rows, cols] = config.get_dims(key);
+      return std::to_string(rows) + "x" + std::to_string(cols);
+    } catch (const sim::ConfigError&) {
+    }
+  }
+  return raw;
 }
 
 std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
@@ -97,7 +173,7 @@ std::vector<std::string> parse_schedules(const sim::Config& base) {
     }
     if (std::find(schedules.begin(), schedules.begin() + static_cast<std::ptrdiff_t>(i), schedules[i]) !=
         schedules.begin() + static_cast<std::ptrdiff_t>(i))
-      base.fail("schedule", "lists " + schedules[i] + " twice");
+      base.fail("schedule", "lists " + schedules[i] + " twice; give each schedule once");
   }
   return schedules;
 }
@@ -155,18 +231,22 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
     if (sim::OptionTable::find(key) == nullptr || !base.has(key))
       base.fail("sweep.vary", "unknown key " + key + " (spatialsim --help lists the options)");
     for (const auto& a : axes)
-      if (a.key == key) base.fail("sweep.vary", key + " is varied twice");
-    SweepAxis axis{key, {}, true, {}};
+      if (a.key == key)
+        base.fail("sweep.vary",
+                  key + " is varied twice; give all its values in one --vary " + key + "=V1,V2");
+    // A bool is not a quantity, however its values are written (1,0 as much as true,false): no number
+    // column, no slopes.
+    SweepAxis axis{key, {}, sim::OptionTable::find(key)->unit != "bool", {}};
     for (const std::string_view raw : split(part.substr(eq + 1), ',')) {
       const std::string value(trim(raw));
       if (value.empty())
         base.fail("sweep.vary", key + " must list at least one value, comma-separated, without empty values");
       if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
-        base.fail("sweep.vary", key + " lists the value " + value + " twice");
+        base.fail("sweep.vary", key + " lists the value " + value + " twice; give each value once");
       const auto number = as_number(value);
       // 2, 02 and +2 are one value of a numeric key: the same point twice.
       for (std::size_t v = 0; number && v < axis.values.size(); ++v)
-        if (as_number(axis.values[v]) == number)
+        if (same_number(axis.values[v], value))
           base.fail("sweep.vary", key + " lists " + axis.values[v] + " and " + value +
                                       ", the same number twice; give each value once");
       // So are true and yes of a bool, 2x2 and 2X2 of a block: the value the option's parser reads.
@@ -238,8 +318,8 @@ SweepPlan plan_sweep(const sim::Config& base) {
 std::uint64_t job_config_hash(const sim::Config& point_config, const std::string& schedule) {
   std::string text;
   for (const auto& key : point_config.keys()) {
-    if (kNotResultKeys.contains(key) || key.starts_with("sweep.")) continue;
-    text += key + "=" + point_config.raw(key) + "\n";
+    if (!can_change_results(point_config, schedule, key)) continue;
+    text += key + "=" + value_as_read(point_config, key) + "\n";
   }
   text += "schedule=" + schedule + "\n";
   std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, 64 bit: stable across builds and platforms

@@ -30,7 +30,7 @@ namespace spatialsim::analysis {
 struct SweepAxis {
   std::string key;
   std::vector<std::string> values;
-  bool numeric = false;         // every value is a finite decimal number
+  bool numeric = false;         // every value is a finite decimal number, and the option is not a bool
   std::vector<double> numbers;  // the values as numbers, when numeric
 };
 

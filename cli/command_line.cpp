@@ -196,7 +196,8 @@ std::string joined_varies(const std::vector<std::string>& varies, const sim::Con
     if (key.rfind("sweep.", 0) == 0) bad("the sweep's own options cannot be varied");
     if (!std::binary_search(settable.begin(), settable.end(), key))
       bad(unknown_key_text(key, key, "", defaults, settable));
-    if (!seen.insert(key).second) bad(key + " is varied twice");
+    if (!seen.insert(key).second)
+      bad(key + " is varied twice; give all its values in one --vary " + key + "=V1,V2");
     if (values.find(';') != std::string::npos) bad("values must not contain ';'");
     sim::Config probe;
     probe.set("sweep.vary", values, kCommandLineOrigin);

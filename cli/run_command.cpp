@@ -129,7 +129,7 @@ void reject_options_this_run_ignores(const sim::Config& config, const std::vecto
 
 class RunCommand final : public Command {
  public:
-  bool reads(const std::string& key) const override { return run_reads(key); }
+  bool reads(const std::string& key) const override { return workloads::run_reads(key); }
   int execute(const sim::Config& config) override {
     const auto schedules = selected_schedules(config);
     reject_options_this_run_ignores(config, schedules);

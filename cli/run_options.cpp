@@ -33,10 +33,6 @@ bool sets_values_only(const std::string& key) {
   return spec != nullptr && spec->reach == sim::OptionReach::values_only;
 }
 
-bool run_reads(const std::string& key) {
-  return !in_any_section(key, {"sweep", "compare", "kernel", "crossover", "theory"});
-}
-
 std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
                                                const std::vector<std::string>& schedules,
                                                const std::string& key) {

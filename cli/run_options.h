@@ -4,7 +4,7 @@
 // is silently ignored.
 //
 // Usage:
-//   if (!run_reads(key)) ...  // another command's option (sweep.*, theory.*, ...)
+//   if (!workloads::run_reads(key)) ...  // another command's option (sweep.*, theory.*, ...)
 //   if (const auto ignored = why_a_run_ignores(config, {"forward"}, "checkpoint.segment"))
 //     refuse_ignored_option(config, "checkpoint.segment", *ignored);
 
@@ -15,10 +15,6 @@
 #include "sim/config.h"
 
 namespace spatialsim::cli {
-
-// Whether a run ever reads `key`: everything but what only sweep, compare, kernel, crossover or theory
-// read. Whether it reads it with the configured values is why_a_run_ignores.
-bool run_reads(const std::string& key);
 
 // Whether `key` changes only the numbers a run computes, never what it counts (the seed, the learning rate,
 // the data task, the tangents' distribution, ...): counting mode (sim.arith = none) ignores it. Said where

@@ -28,6 +28,7 @@
 #include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
+#include "workloads/run_setup.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -99,7 +100,7 @@ void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slop
     any_at = any_at || !s.at.empty();
     any_not_full = any_not_full || s.not_full > 0;
   }
-  out << "log-log slopes (least squares over the points where the metric is > 0):\n";
+  out << "log-log slopes (least squares over the points where the key and the metric are > 0):\n";
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> head = {"schedule", "key"};
   if (any_at) head.emplace_back("at");
@@ -168,7 +169,7 @@ class SweepCommand final : public Command {
   // Its own sweep.*, and what its runs read (cli/run_options.h) but run's checks, traces and side by side.
   bool reads(const std::string& key) const override {
     return in_any_section(key, {"sweep"}) ||
-           (run_reads(key) && !is_run_only(key) && key != "theory_side_by_side");
+           (workloads::run_reads(key) && !is_run_only(key) && key != "theory_side_by_side");
   }
   int execute(const sim::Config& config) override {
     // Interrupting a sweep must leave only complete point files behind (output_guard.h); idempotent.

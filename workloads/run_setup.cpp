@@ -150,6 +150,13 @@ std::uint32_t threads_from_config(const sim::Config& config) {
   return static_cast<std::uint32_t>(config.get_whole_in("sim.threads", 0, kMaxThreads, "0 = all cores"));
 }
 
+bool run_reads(const std::string& key) {
+  const std::string section = key.substr(0, key.find('.'));
+  if (section.size() == key.size()) return true;  // no section: out, schedule, check, ...
+  return section != "sweep" && section != "compare" && section != "kernel" && section != "crossover" &&
+         section != "theory";
+}
+
 std::string_view name(Arithmetic a) {
   switch (a) {
     case Arithmetic::none:

@@ -58,4 +58,9 @@ long double pass_bound(const RunSetup& setup);
 
 std::string_view name(Arithmetic a);
 
+// Whether a training run ever reads `key`: every option but those of the commands that train nothing of
+// their own (sweep.*, compare.*, kernel.*, crossover.*, theory.*). Which options a run ignores with the
+// configured values is cli::why_a_run_ignores.
+bool run_reads(const std::string& key);
+
 }  // namespace spatialsim::workloads

@@ -41,6 +41,33 @@ TEST(SweepVary, ParsesKeysValuesAndNumericAxes) {
   EXPECT_TRUE(parse_vary(small_sweep_config("", "forward")).empty());
 }
 
+// Whole numbers are compared exactly: above 2^53 a double reads two seeds as one (9007199254740993 became
+// 9007199254740992 and the sweep refused them as "the same number twice").
+TEST(SweepVary, WholeNumbersAboveTwoToTheFiftyThreeStayApart) {
+  for (const char* vary :
+       {"sim.seed=9007199254740992,9007199254740993", "sim.seed=18446744073709551614,18446744073709551615"}) {
+    const auto axes = parse_vary(small_sweep_config(vary, "forward"));
+    ASSERT_EQ(axes.size(), 1u) << vary;
+    EXPECT_EQ(axes[0].values.size(), 2u) << vary;
+  }
+  EXPECT_NE(error_of(small_sweep_config("sim.seed=9007199254740993,+9007199254740993", "forward"))
+                .find("the same number twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(small_sweep_config("model.depth=-0,0", "forward")).find("the same number twice"),
+            std::string::npos);
+}
+
+// A bool is not a quantity however it is written: 1,0 had a number column and two "too few points" slopes,
+// true,false neither.
+TEST(SweepVary, ABoolIsNeverANumericAxis) {
+  for (const char* vary : {"model.bias=1,0", "model.bias=true,false"}) {
+    const auto axes = parse_vary(small_sweep_config(vary, "forward"));
+    ASSERT_EQ(axes.size(), 1u);
+    EXPECT_FALSE(axes[0].numeric) << vary;
+    EXPECT_TRUE(axes[0].numbers.empty()) << vary;
+  }
+}
+
 struct BadVary {
   std::string vary;
   std::string message_part;
@@ -67,6 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadVary{"schedule=forward,backprop", "--schedule"},
                       BadVary{"out=a.h5,b.h5", "out cannot be varied"},
                       BadVary{"sim.threads=1,2", "sim.threads cannot be varied"},
+                      BadVary{"machine.on_overflow=error,report", "machine.on_overflow cannot be varied"},
                       BadVary{"sweep.resume=true,false", "the sweep's own options"}));
 
 TEST(SweepPlan, ValueThatDoesNotParseFailsBeforeAnythingRunsNamingKeyAndPoint) {
@@ -142,10 +170,62 @@ TEST(SweepPlan, JobHashIgnoresWhereResultsGoButNotWhatTheyAre) {
   b.set("out", "elsewhere.h5", "test");
   b.set("sim.threads", "3", "test");
   b.set("sweep.resume", "true", "test");
+  b.set("machine.on_overflow", "error", "test");  // what the command does with overflows, not what it counts
   EXPECT_EQ(job_config_hash(a, "forward"), job_config_hash(b, "forward"));
   EXPECT_NE(job_config_hash(a, "forward"), job_config_hash(a, "backprop"));
   b.set("model.depth", "3", "test");
   EXPECT_NE(job_config_hash(a, "forward"), job_config_hash(b, "forward"));
+}
+
+// The hash reads each value as its option does: a resume with 064 for 64 found "other options" and
+// refused every stored row.
+TEST(SweepPlan, JobHashDoesNotDependOnHowAValueIsWritten) {
+  const sim::Config a = small_sweep_config("model.depth=2", "forward");
+  for (const auto& [key, spelling] :
+       std::vector<std::pair<std::string, std::string>>{{"model.width", "016"},
+                                                        {"model.width", "+16"},
+                                                        {"model.bias", "yes"},
+                                                        {"model.bias", "1"},
+                                                        {"mapping.block", "2X2"},
+                                                        {"mapping.block", "02x2"},
+                                                        {"train.lr", "5e-2"},
+                                                        {"train.lr", "0.050"}}) {
+    sim::Config b = a;
+    b.set(key, spelling, "test");
+    EXPECT_EQ(job_config_hash(a, "backprop"), job_config_hash(b, "backprop")) << key << " = " << spelling;
+  }
+  for (const auto& [key, other] : std::vector<std::pair<std::string, std::string>>{
+           {"model.width", "17"}, {"model.bias", "false"}, {"mapping.block", "2x1"}, {"train.lr", "0.051"}}) {
+    sim::Config b = a;
+    b.set("sim.arith", "fp64",
+          "test");  // train.lr changes values only: counted only when values are computed
+    sim::Config c = b;
+    c.set(key, other, "test");
+    EXPECT_NE(job_config_hash(b, "backprop"), job_config_hash(c, "backprop")) << key << " = " << other;
+  }
+}
+
+// Options that cannot change a job's results stay out of its hash, so that a resume does not refuse
+// identical results: another command's options (a shared config file holds them), another schedule's,
+// and in counting mode the options that change values only.
+TEST(SweepPlan, JobHashLeavesOutWhatCannotChangeTheJob) {
+  const sim::Config a = small_sweep_config("model.depth=2", "forward,checkpoint");
+  const auto differs = [&](const std::string& key, const std::string& value, const std::string& schedule,
+                           const std::string& arith) {
+    sim::Config x = a;
+    x.set("sim.arith", arith, "test");
+    sim::Config y = x;
+    y.set(key, value, "test");
+    return job_config_hash(x, schedule) != job_config_hash(y, schedule);
+  };
+  EXPECT_FALSE(differs("theory.tokens", "5", "forward", "none"));
+  EXPECT_FALSE(differs("kernel.bytes", "3", "forward", "none"));
+  EXPECT_FALSE(differs("check_tolerance", "0.5", "forward", "none"));
+  EXPECT_FALSE(differs("checkpoint.segment", "2", "forward", "none"));
+  EXPECT_TRUE(differs("checkpoint.segment", "2", "checkpoint", "none"));
+  EXPECT_FALSE(differs("sim.seed", "3", "forward", "none"));
+  EXPECT_TRUE(differs("sim.seed", "3", "forward", "fp64"));
+  EXPECT_TRUE(differs("model.depth", "3", "forward", "none"));
 }
 
 TEST(SweepRun, ResultsDoNotDependOnTheThreadCount) {

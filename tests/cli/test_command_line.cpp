@@ -290,7 +290,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadVary{{"--vary", "clitest.depth=1;2"},
                 "--vary \"clitest.depth=1;2\" (command line): values must not contain ';'"},
         BadVary{{"--vary", "clitest.depth=1", "--vary", "clitest.depth=2"},
-                "--vary \"clitest.depth=2\" (command line): clitest.depth is varied twice"},
+                "--vary \"clitest.depth=2\" (command line): clitest.depth is varied twice; give all its "
+                "values in "
+                "one --vary clitest.depth=V1,V2"},
         BadVary{
             {"--vary", "sweep.resume=true,false"},
             "--vary \"sweep.resume=true,false\" (command line): the sweep's own options cannot be varied"},
