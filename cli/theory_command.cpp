@@ -54,15 +54,25 @@ std::string full(double x) {
 
 std::string bytes_text(double bytes) {
   std::ostringstream s;
-  // llround is only defined below 2^63; above it the exact count is printed in full precision instead.
+  // Whole counts digit by digit (llround is only defined below 2^63); a fractional count (a stash constant
+  // such as 0.475 on a tiny model) or a huge one in full precision, never rounded to a whole byte.
   s << analysis::gigabytes(bytes) << " (";
-  if (bytes < 9.2e18) {
+  if (bytes < 9.2e18 && bytes == std::floor(bytes)) {
     s << std::llround(bytes);
   } else {
     s << full(bytes);
   }
   s << " bytes)";
   return s.str();
+}
+
+// The largest number of two significant figures not above x, as two_significant prints it: a limit that
+// is suggested must itself be accepted (1.8e304 was suggested for a limit of 1.7556e304).
+std::string two_significant_at_most(double x) {
+  const double step = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  double v = std::floor(x / step) * step;
+  while (v > 0 && std::stod(analysis::two_significant(v)) > x) v -= step;
+  return analysis::two_significant(v);
 }
 
 class TheoryCommand final : public Command {
@@ -83,7 +93,11 @@ class TheoryCommand final : public Command {
     return in_any_section(key, {"theory"}) || kPrinted.contains(key);
   }
   int execute(const sim::Config& config) override {
-    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    // Nothing is simulated, so no value is allocated: a model too large for this host's memory in fp32
+    // still has closed forms (setup_from_config refuses such a model unless it only counts).
+    sim::Config counted = config;
+    counted.set("sim.arith", "none", "theory: computes no values");
+    const workloads::RunSetup setup = workloads::setup_from_config(counted);
     if (setup.model.kind != workloads::ModelKind::mlp)
       config.fail("model.kind",
                   "theory evaluates MODEL.md section 9's closed forms for an MLP; use model.kind=mlp");
@@ -145,22 +159,29 @@ class TheoryCommand final : public Command {
     print_storage(out, L, p, setup.placement.stages, T_tau, c, d);
     const double depth = analysis::depth_hops(L, n);
     out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
-    const double reuse = analysis::reuse_threshold(e_sram, e_mac);
-    const double b_w = setup.bytes.weight;
-    const double counted = analysis::reuse_threshold_as_counted(b_w, e_sram, e_mac);
-    out << "  reuse_threshold = e_sram / e_mac = " << analysis::two_significant(reuse)
-        << " inputs per weight read from SRAM (T_local >= " << full(reuse)
-        << "; e_mac = energy.flop_pj, seed 000's price per multiply-add)\n"
-        << "    as the simulator counts energy (a weight read is b_w = " << setup.bytes.weight
-        << " bytes of e_sram, a multiply-add 2 flops of e_flop): b_w e_sram / (2 e_flop) = "
-        << analysis::two_significant(counted) << " (" << full(counted) << ")"
-        << (b_w == 2 ? ": the same, since b_w = 2" : "") << "\n\n";
-
+    if (e_mac == 0) {  // -0 too: no ratio to print (inf, -inf or nan)
+      out << "  reuse_threshold = e_sram / e_mac: none, energy.flop_pj = 0 (a multiply-add costs nothing, so "
+             "no reuse brings a weight read's energy per input down to it)\n\n";
+    } else {
+      print_reuse(out, e_sram, e_mac, setup.bytes.weight);
+    }
     print_exact(out, config, setup, T_tau);
     return kExitOk;
   }
 
  private:
+  static void print_reuse(std::ostream& out, double e_sram, double e_mac, double b_w) {
+    const double reuse = analysis::reuse_threshold(e_sram, e_mac);
+    const double counted = analysis::reuse_threshold_as_counted(b_w, e_sram, e_mac);
+    out << "  reuse_threshold = e_sram / e_mac = " << analysis::two_significant(reuse)
+        << " inputs per weight read from SRAM (T_local >= " << full(reuse)
+        << "; e_mac = energy.flop_pj, seed 000's price per multiply-add)\n"
+        << "    as the simulator counts energy (a weight read is b_w = " << b_w
+        << " bytes of e_sram, a multiply-add 2 flops of e_flop): b_w e_sram / (2 e_flop) = "
+        << analysis::two_significant(counted) << " (" << full(counted) << ")"
+        << (b_w == 2 ? ": the same, since b_w = 2" : "") << "\n\n";
+  }
+
   // The in-flight figures multiply c by L^2 T_tau d (or L p T_tau d): a c that makes one of them infinite is
   // refused before anything is printed, with the largest c that keeps them all finite.
   static void require_finite_storage(const sim::Config& config, double L, double p, std::uint32_t mapped,
@@ -178,7 +199,7 @@ class TheoryCommand final : public Command {
         "theory.stash_constant",
         "makes the in-flight figures (c x L^2 T_tau d and c x L p T_tau d / 2) pass the largest number "
         "a double holds; give at most " +
-            analysis::two_significant(std::numeric_limits<double>::max() / per_unit_c) +
+            two_significant_at_most(std::numeric_limits<double>::max() / per_unit_c) +
             " bytes per token-layer-d");
   }
 

@@ -103,6 +103,53 @@ TEST(TheoryCommand, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// Nothing is simulated, so the host's memory does not limit the model: 3 layers of 100000 need 240 GB in
+// fp32, which `run` refuses (unless sim.arith=none), and theory refused too, suggesting sim.arith=none,
+// which it does not read.
+TEST(TheoryCommand, AModelBeyondThisHostsMemoryHasClosedFormsToo) {
+  const BinaryRun r = run_binary("theory --model.widths=100000,100000,100000 --mapping.block=4x4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "d = 100000, k = 100000 elements")) << r.out;
+}
+
+// A free multiply-add has no reuse threshold: it printed inf, -inf (for -0) or nan (with a free SRAM too).
+TEST(TheoryCommand, AFreeFlopHasNoReuseThreshold) {
+  for (const char* prices :
+       {"--energy.flop_pj=0", "--energy.flop_pj=-0", "--energy.flop_pj=0 --energy.sram_pj=0"}) {
+    const BinaryRun r = run_binary(std::string("theory ") + prices);
+    ASSERT_EQ(r.exit_code, 0) << prices << ": " << r.err;
+    EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac: none, energy.flop_pj = 0")) << r.out;
+    for (const char* word : {"= inf", "= -inf", "(inf", "(-inf", "nan"})
+      EXPECT_FALSE(contains(r.out, word)) << r.out;
+    EXPECT_TRUE(contains(r.out, "forward lane = ")) << r.out;  // the exact figures still follow
+  }
+}
+
+// The largest stash constant the refusal suggests is accepted (1.8e304 was suggested, above the limit).
+TEST(TheoryCommand, TheSuggestedStashConstantIsAccepted) {
+  const BinaryRun refused = run_binary("theory --theory.stash_constant=1e305");
+  ASSERT_EQ(refused.exit_code, 2) << refused.err;
+  const std::string head = "give at most ";
+  const std::size_t at = refused.err.find(head);
+  ASSERT_NE(at, std::string::npos) << refused.err;
+  const std::string suggested =
+      refused.err.substr(at + head.size(), refused.err.find(' ', at + head.size()) - at - head.size());
+  const BinaryRun accepted = run_binary("theory --theory.stash_constant=" + suggested);
+  EXPECT_EQ(accepted.exit_code, 0) << suggested << ": " << accepted.err;
+}
+
+// Byte counts are printed in full, a fraction too: 1 layer of width 1, T_tau = 1 and c = 0.475 stash
+// 0.475 bytes (2 (L - l) T_tau c d summed from l = 0: 0.95), which printed as 0 and 1 bytes.
+TEST(TheoryCommand, FractionalByteCountsAreNotRounded) {
+  const BinaryRun r = run_binary(
+      "theory --model.widths=1,1 --mapping.block=1x1 --theory.tokens=1 --theory.stash_constant=0.475");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "c = 0.475 (configured): 4.8e-10 GB (0.475 bytes); exact sums: l = 0..L-1 "
+                       "9.5e-10 GB (0.95 bytes)"))
+      << r.out;
+}
+
 // theory routes redistribution on the placement, so mapping.stages reaches its exact figures: 4 layers of
 // width 23 on one 3x4 stage send each element from output column j(e) back to lane entry i(e) of the same
 // block, (2 - i) + j hops; with 23 split 8, 8, 7 and 6, 6, 6, 5 that is 24 + 33 = 57 element-hops per
