@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <system_error>
 
 namespace spatialsim::sim {
@@ -36,6 +37,17 @@ std::string quoted(std::string_view value) {
 std::string_view strip_plus(std::string_view s) {
   if (s.size() >= 2 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
   return s;
+}
+
+// from_chars reports overflow and underflow alike as out of range; both are rejected rather than silently
+// turned into inf or 0.
+std::optional<double> parse_finite(std::string_view text) {
+  const auto s = strip_plus(text);
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v, std::chars_format::general);
+  if (s.empty() || ec != std::errc{} || ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 template <typename T>
@@ -141,21 +153,16 @@ std::uint64_t Config::get_whole_in(const std::string& key, std::uint64_t min, st
 }
 
 double Config::get_double(const std::string& key) const {
-  auto s = strip_plus(raw(key));
-  double v = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v, std::chars_format::general);
-  // from_chars reports overflow and underflow alike as out of range; both are rejected rather than
-  // silently turned into inf or 0.
-  if (s.empty() || ec != std::errc{} || ptr != end || !std::isfinite(v))
-    fail(key, "must be a finite decimal number (for example 0.5, -2 or 1e-3)");
-  return v;
+  const auto v = parse_finite(raw(key));
+  if (!v) fail(key, "must be a finite decimal number (for example 0.5, -2 or 1e-3)");
+  return *v;
 }
 
 double Config::get_nonnegative_double(const std::string& key) const {
-  double v = get_double(key);
-  if (v < 0) fail(key, "must be a finite decimal number >= 0 (for example 0, 0.5 or 1e-3)");
-  return v;  // -0.0 passes and is returned as is: it compares equal to 0
+  const auto v = parse_finite(raw(key));
+  if (!v || *v < 0) fail(key, "must be a finite decimal number >= 0 (for example 0, 0.5 or 1e-3)");
+  // -0 is 0: kept negative, it printed as -0 and turned a ratio with it into -inf (theory's reuse threshold).
+  return *v == 0 ? 0.0 : *v;
 }
 
 bool Config::get_bool(const std::string& key) const {

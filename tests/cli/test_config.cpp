@@ -1,6 +1,7 @@
 // sim::Config: every typed getter's accepted and rejected values, and the one-line error format.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -122,6 +123,9 @@ TEST(ConfigAccept, Double) {
   EXPECT_EQ(with("0.1234567890123456").get_double(kKey), 0.1234567890123456);
   EXPECT_EQ(with("0").get_nonnegative_double(kKey), 0.0);
   EXPECT_EQ(with("2.5").get_nonnegative_double(kKey), 2.5);
+  // -0 is 0, sign included: a -0 price made theory's reuse threshold -inf.
+  EXPECT_FALSE(std::signbit(with("-0").get_nonnegative_double(kKey)));
+  EXPECT_FALSE(std::signbit(with("-0.0e3").get_nonnegative_double(kKey)));
 }
 
 TEST(ConfigAccept, Bool) {
@@ -261,9 +265,12 @@ INSTANTIATE_TEST_SUITE_P(
         Rejected{Getter::kDouble, "0x1p3", kFinite}, Rejected{Getter::kDouble, "1,5", kFinite},
         Rejected{Getter::kDouble, "0.5 ", kFinite}, Rejected{Getter::kDouble, "++1", kFinite},
         Rejected{Getter::kNonNegative, "-0.5", kNonNegative},
-        Rejected{Getter::kNonNegative, "-1e-9", kNonNegative}, Rejected{Getter::kNonNegative, "x", kFinite},
-        Rejected{Getter::kBool, "2", kBoolAccepted}, Rejected{Getter::kBool, "maybe", kBoolAccepted},
-        Rejected{Getter::kBool, "", kBoolAccepted}, Rejected{Getter::kBool, "tru", kBoolAccepted},
+        Rejected{Getter::kNonNegative, "-1e-9", kNonNegative},
+        Rejected{Getter::kNonNegative, "x", kNonNegative},
+        Rejected{Getter::kNonNegative, "nan", kNonNegative},
+        Rejected{Getter::kNonNegative, "inf", kNonNegative}, Rejected{Getter::kBool, "2", kBoolAccepted},
+        Rejected{Getter::kBool, "maybe", kBoolAccepted}, Rejected{Getter::kBool, "", kBoolAccepted},
+        Rejected{Getter::kBool, "tru", kBoolAccepted},
         Rejected{Getter::kChoice, "RELU", "must be one of: relu, tanh"},
         Rejected{Getter::kChoice, "", "must be one of: relu, tanh"},
         Rejected{Getter::kChoice, "relu ", "must be one of: relu, tanh"},
