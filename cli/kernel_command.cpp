@@ -115,7 +115,7 @@ class KernelCommand final : public Command {
     try {
       kernel->validate({machine.width, machine.height});
     } catch (const std::invalid_argument& e) {
-      throw sim::ConfigError("mapping.grid", e.what());  // main(): one line, exit code 2
+      config.fail("mapping.grid", e.what());  // one line with the value's origin, exit code 2
     }
     const bool write_file = config.is_explicit("out");
     const std::string out = config.get_string("out");
@@ -126,6 +126,8 @@ class KernelCommand final : public Command {
         config.fail("out", e.problem());  // bad input: one line with the value's origin, exit code 2
       }
     }
+    if (const std::string note = kernel->long_run_note({machine.width, machine.height}); !note.empty())
+      std::cerr << "spatialsim: note: " << note << '\n';
     const kernels::KernelResult r = kernels::run_kernel(*kernel, machine);
 
     std::cout << "kernel = " << name << "\ngrid = " << width << "x" << height

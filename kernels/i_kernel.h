@@ -14,6 +14,7 @@
 // kernels::run_kernel (kernel_runner.h) does all of this and gathers the figures.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "sim/engine.h"
@@ -37,6 +38,8 @@ struct GridShape {
 //   phase `forward`), and returns when the engine is idle. It never calls engine.finish().
 // - check() is called after run(): true iff every tile holds exactly the values the kernel must produce,
 //   each delivered exactly once. Values are small integers, so sums and products are exact in double.
+// - long_run_note() is one line for a grid on which the kernel runs long (minutes), printed before it
+//   starts so that a user is not left waiting without a word; empty otherwise.
 class Kernel : public sim::MessageHandler {
  public:
   static constexpr std::string_view kRegistryHeading = "kernels (spatialsim kernel --kernel=NAME)";
@@ -45,6 +48,7 @@ class Kernel : public sim::MessageHandler {
   virtual void validate(const GridShape& grid) const = 0;
   virtual void run(sim::Engine& engine, std::uint64_t element_bytes) = 0;
   virtual bool check() const = 0;
+  virtual std::string long_run_note(const GridShape& /*grid*/) const { return {}; }
 };
 
 using KernelRegistry = sim::Registry<Kernel>;

@@ -52,7 +52,9 @@ inline void require_square(const GridShape& grid, std::string_view kernel) {
   if (grid.width != grid.height)
     throw std::invalid_argument("kernel " + std::string(kernel) +
                                 ": needs a square grid (one matrix element per tile, m x m), got " +
-                                std::to_string(grid.width) + "x" + std::to_string(grid.height));
+                                std::to_string(grid.width) + "x" + std::to_string(grid.height) + "; give " +
+                                std::to_string(grid.width) + "x" + std::to_string(grid.width) + " or " +
+                                std::to_string(grid.height) + "x" + std::to_string(grid.height));
 }
 
 }  // namespace spatialsim::kernels

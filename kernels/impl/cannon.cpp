@@ -21,7 +21,9 @@
 // step and the one after), and an operand for a step beyond the ring waits in a map (m_ahead) until its step
 // enters the ring: memory O(m^2) plus the operands that have actually arrived early.
 #include <algorithm>
+#include <cmath>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,6 +82,21 @@ class Cannon final : public Kernel {
                                   "mapping.grid it allows is " +
                                   std::to_string(largest) + "x" + std::to_string(largest));
     }
+  }
+
+  // 2 m^3 deliveries: docs/kernels.md measured 99 s at 512x512 (2.7e8), so a 1182x1182 grid takes about
+  // 20 minutes there. From 384x384 on (about 40 s at that rate) the run says so before it starts.
+  std::string long_run_note(const GridShape& grid) const override {
+    const std::uint64_t m = grid.width;
+    if (m < 384) return {};
+    const double seconds = 99.0 * std::pow(static_cast<double>(m) / 512.0, 3);
+    std::ostringstream note;
+    note.precision(2);
+    note << "cannon on a " << m << "x" << m
+         << " grid simulates 2 m^3 = " << static_cast<double>(2 * m * m * m) << " message deliveries: about "
+         << (seconds < 120 ? seconds : seconds / 60) << (seconds < 120 ? " s" : " minutes")
+         << " at the rate docs/kernels.md measured (99 s at 512x512)";
+    return note.str();
   }
 
   void run(sim::Engine& engine, std::uint64_t element_bytes) override {

@@ -257,8 +257,11 @@ const BadInputCase kCases[] = {
     {"KernelWithoutGrid", "kernel",
      "mapping.grid = \"auto\" (from default): is the size of a run's placement; a kernel needs the grid "
      "given, as --mapping.grid=WxH"},
-    {"CannonOnNonSquareGrid", "kernel --kernel=cannon --grid=3x4", "cannon"},
-    {"TransposeOnNonSquareGrid", "kernel --kernel=transpose --grid=3x4", "transpose"},
+    {"CannonOnNonSquareGrid", "kernel --kernel=cannon --grid=3x4",
+     "mapping.grid = \"3x4\" (from command line): kernel cannon: needs a square grid (one matrix element "
+     "per tile, m x m), got 3x4; give 3x3 or 4x4"},
+    {"TransposeOnNonSquareGrid", "kernel --kernel=transpose --grid=3x4",
+     "mapping.grid = \"3x4\" (from command line): kernel transpose: needs a square grid"},
     {"UnknownKernel", "kernel --kernel=nope", "kernel.name"},
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
     {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},

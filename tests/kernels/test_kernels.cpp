@@ -290,6 +290,19 @@ TEST(KernelValidate, CannonRefusesGridsBeyondItsMemoryLimitInOneLine) {
   }
 }
 
+// Cannon's 2 m^3 deliveries take minutes on the largest grids it allows: from 384x384 on it says so before
+// it starts (a 1182x1182 run was silent for some 20 minutes); no other kernel runs that long.
+TEST(KernelValidate, CannonAnnouncesALongRun) {
+  auto cannon = make("cannon");
+  EXPECT_EQ(cannon->long_run_note({383, 383}), "");
+  const std::string note = cannon->long_run_note({1182, 1182});
+  EXPECT_NE(note.find("1182x1182"), std::string::npos) << note;
+  EXPECT_NE(note.find("3.3e+09 message deliveries: about 20 minutes"), std::string::npos) << note;
+  EXPECT_NE(cannon->long_run_note({384, 384}).find("about 42 s"), std::string::npos);
+  for (const auto& [n, entry] : KernelRegistry::all())
+    if (n != "cannon") EXPECT_EQ(make(n)->long_run_note({2048, 2048}), "") << n;
+}
+
 TEST(KernelRunner, CountsUsableLinks) {
   EXPECT_EQ(usable_links(1, 1, Topology::mesh), 0u);
   EXPECT_EQ(usable_links(4, 7, Topology::mesh), 7u * 6 + 4u * 12);
