@@ -121,7 +121,8 @@ bool can_change_results(const sim::Config& config, const std::string& schedule, 
 }
 
 // `key`'s value as its option reads it, in one spelling, so that the job hash does not change with how a
-// value is written: 64 for 064 and +64, 0.001 for 1e-3, true for yes, 2x2 for 2X2; anything else as written.
+// value is written: 64 for 064 and +64, 0.001 for 1e-3, true for yes, 2x2 for 2X2, 32,64 for 32, 064;
+// anything else (choices, names) as written.
 std::string value_as_read(const sim::Config& config, const std::string& key) {
   const std::string& raw = config.raw(key);
   const sim::OptionSpec* spec = sim::OptionTable::find(key);
@@ -137,12 +138,18 @@ std::string value_as_read(const sim::Config& config, const std::string& key) {
     const auto r = std::to_chars(buf, buf + sizeof buf, *number);  // shortest text that reads back exactly
     return std::string(buf, r.ptr);
   }
-  if (raw.find_first_of("xX") != std::string::npos) {
-    try {
+  try {
+    if (raw.find_first_of("xX") != std::string::npos) {
       const auto [rows, cols] = config.get_dims(key);
       return std::to_string(rows) + "x" + std::to_string(cols);
-    } catch (const sim::ConfigError&) {
     }
+    if (raw.find(',') != std::string::npos) {  // model.widths: 32,064,10 is 32,64,10
+      std::string list;
+      for (const std::uint64_t v : config.get_positive_list(key))
+        list += (list.empty() ? "" : ",") + std::to_string(v);
+      return list;
+    }
+  } catch (const sim::ConfigError&) {
   }
   return raw;
 }

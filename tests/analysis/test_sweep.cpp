@@ -194,11 +194,17 @@ TEST(SweepPlan, JobHashDoesNotDependOnHowAValueIsWritten) {
     b.set(key, spelling, "test");
     EXPECT_EQ(job_config_hash(a, "backprop"), job_config_hash(b, "backprop")) << key << " = " << spelling;
   }
+  sim::Config widths = a;
+  widths.set("model.widths", "16,16,16", "test");
+  sim::Config padded = widths;
+  padded.set("model.widths", "16,016,16", "test");
+  EXPECT_EQ(job_config_hash(widths, "backprop"), job_config_hash(padded, "backprop"));
+  padded.set("model.widths", "16,17,16", "test");
+  EXPECT_NE(job_config_hash(widths, "backprop"), job_config_hash(padded, "backprop"));
   for (const auto& [key, other] : std::vector<std::pair<std::string, std::string>>{
            {"model.width", "17"}, {"model.bias", "false"}, {"mapping.block", "2x1"}, {"train.lr", "0.051"}}) {
-    sim::Config b = a;
-    b.set("sim.arith", "fp64",
-          "test");  // train.lr changes values only: counted only when values are computed
+    sim::Config b = a;  // train.lr changes values only: hashed only when values are computed
+    b.set("sim.arith", "fp64", "test");
     sim::Config c = b;
     c.set(key, other, "test");
     EXPECT_NE(job_config_hash(b, "backprop"), job_config_hash(c, "backprop")) << key << " = " << other;
