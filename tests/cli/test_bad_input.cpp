@@ -60,6 +60,9 @@ const BadInputCase kCases[] = {
      "fg.tangents = \"65537\" (from command line): must be a whole number between 1 and 65536"},
     {"UnknownTangentKind", "--schedule=forward-gradient --fg.tangent=uniform", "fg.tangent"},
     {"SplitOutsideTheNetwork", "--schedule=split-fg --splitfg.split=4", "splitfg.split"},
+    {"NegativeSplit", "--schedule=split-fg --splitfg.split=-1",
+     "splitfg.split = \"-1\" (from command line): must be in 1..3 for a 4-layer model (the head needs a "
+     "layer), or 0 for L / 2"},
     {"NegativeRho", "--schedule=split-fg --splitfg.rho=-1", "splitfg.rho"},
     // The option that set the one layer is named (model.widths once gave 'model.depth = "4" (from default)').
     {"SplitFgOnOneLayer", "--schedule=split-fg --model.depth=1",

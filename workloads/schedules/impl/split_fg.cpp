@@ -29,7 +29,12 @@ class SplitForwardGradient final : public Schedule {
     const std::uint32_t layers = layers_from_config(config);
     if (layers < 2)
       config.fail(layers_option(config), "split-fg needs at least 2 layers (a trunk and a head)");
-    const std::uint64_t split = config.get_uint("splitfg.split");
+    // One message for every value it refuses, -1 and x too: the range depends on the model.
+    std::uint64_t split = layers;
+    try {
+      split = config.get_uint("splitfg.split");
+    } catch (const sim::ConfigError&) {
+    }
     if (split >= layers)
       config.fail("splitfg.split", "must be in 1.." + std::to_string(layers - 1) + " for a " +
                                        std::to_string(layers) +
