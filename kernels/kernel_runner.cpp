@@ -24,7 +24,7 @@ class LinkLoad final : public sim::EngineObserver {
   void on_send(const sim::Message& message, sim::Cycle /*depart*/, sim::Cycle /*arrive*/,
                std::uint32_t hops) override {
     if (message.src == sim::kHostTile || message.dst == sim::kHostTile) return;  // kernels use no host I/O
-    const sim::Cycle serialization = m_bandwidth == 0 ? 0 : (message.bytes + m_bandwidth - 1) / m_bandwidth;
+    const sim::Cycle serialization = m_bandwidth == 0 ? 0 : sim::ceil_div(message.bytes, m_bandwidth);
     m_grid.for_each_link_on_route(message.src, message.dst, [&](sim::LinkId link) {
       m_bytes[link] += message.bytes;
       m_cycles[link] += serialization;

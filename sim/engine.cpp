@@ -40,7 +40,7 @@ Cycle Engine::reserve_links(const Message& m, Cycle depart) {
   // the head. Links are reserved in the order sends are processed (deterministic). Host links (outside
   // the grid) are not modelled for contention: send() takes the latency-only path for them.
   const Cycle bw = m_timing.link_bytes_per_cycle;
-  const Cycle serialization = (m.bytes + bw - 1) / bw;
+  const Cycle serialization = ceil_div(m.bytes, bw);
   Cycle head = depart;
   m_grid.for_each_link_on_route(m.src, m.dst, [&](LinkId link) {
     const Cycle start = std::max(head, m_link_free_at[link]);

@@ -33,7 +33,7 @@ struct MachineTiming {
 
   // The cycles a tile takes for `flops`: rounded up, 0 when compute takes no time.
   Cycle compute_cycles(std::uint64_t flops) const {
-    return flops_per_cycle == 0 ? 0 : (flops + flops_per_cycle - 1) / flops_per_cycle;
+    return flops_per_cycle == 0 ? 0 : ceil_div(flops, flops_per_cycle);
   }
 };
 

@@ -14,6 +14,12 @@
 namespace spatialsim::sim {
 
 using Cycle = std::uint64_t;
+
+// ceil(x / d) for d > 0, without the overflow of (x + d - 1) / d: a rate near 2^64 (link bytes or flops
+// per cycle) made that 0 cycles.
+constexpr std::uint64_t ceil_div(std::uint64_t x, std::uint64_t d) {
+  return x / d + (x % d != 0);
+}
 using TileId = std::uint32_t;
 inline constexpr TileId kHostTile = 0xFFFFFFFFu;  // the host at the grid edge (inputs, targets, outputs)
 

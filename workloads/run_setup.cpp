@@ -280,7 +280,7 @@ RunSetup setup_from_config(const sim::Config& config) {
     if (s.timing.link_bytes_per_cycle != 0) {
       const std::uint64_t lane_bytes =
           std::uint64_t{s.bytes.activation} * s.tokens_per_wavefront * d_in_slice;
-      interval += (lane_bytes + s.timing.link_bytes_per_cycle - 1) / s.timing.link_bytes_per_cycle;
+      interval += sim::ceil_div(lane_bytes, s.timing.link_bytes_per_cycle);
     }
     if (s.timing.flops_per_cycle != 0) {
       // The layers the first block holds: layer 0 alone, or the first stage's, which share its block.

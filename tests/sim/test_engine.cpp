@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -114,6 +115,24 @@ TEST(Engine, ComputeCyclesRoundUpAndAreZeroWithoutARate) {
   EXPECT_EQ((MachineTiming{.flops_per_cycle = 7}.compute_cycles(1)), 1u);
   EXPECT_EQ((MachineTiming{.flops_per_cycle = 7}.compute_cycles(0)), 0u);
   EXPECT_EQ(MachineTiming{}.compute_cycles(1000), 0u);  // flops_per_cycle = 0: compute takes no time
+  // The largest rates still take a cycle for any work: (flops + rate - 1) / rate wrapped to 0 there.
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = kMax}.compute_cycles(5)), 1u);
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = kMax - 1}.compute_cycles(kMax)), 2u);
+  EXPECT_EQ((MachineTiming{.flops_per_cycle = kMax}.compute_cycles(kMax)), 1u);
+}
+
+// The same for a link: a message of any size occupies each link at least a cycle, at any bandwidth.
+TEST(Engine, TheLargestBandwidthStillTakesACyclePerMessage) {
+  Grid grid(3, 1, Topology::mesh);
+  Engine engine(grid, MachineTiming{.hop_latency = 1,
+                                    .link_bytes_per_cycle = std::numeric_limits<std::uint64_t>::max()});
+  Recorder rec;
+  engine.set_handler(&rec);
+  engine.send({.src = 0, .dst = 2, .bytes = 10, .port = 1}, 0);
+  engine.run();
+  ASSERT_EQ(rec.received.size(), 1u);
+  EXPECT_EQ(rec.received[0].first, 3u);  // the head two hops, the tail one cycle later
 }
 
 TEST(Engine, HostTrafficEntersThroughTheNearestEdge) {
