@@ -66,12 +66,17 @@ def main():
     ax.set_ylabel("loss (before the step's update)")
     if args.log:
         ax.set_yscale("log")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)  # one step: tick 0, not -0.04
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     title = os.path.basename(args.results)
     if without:
         title += f"\n(no loss, counting mode or no training: {', '.join(without)})"
+    # A diverged run's inf and nan losses are not drawn: say where each curve stops, or it looks ended.
+    diverged = [f"{s} from step {int(np.flatnonzero(~np.isfinite(loss))[0])}" for s, loss in curves.items()
+                if not np.all(np.isfinite(loss))]
+    if diverged:
+        title += f"\n(loss not finite, not drawn: {', '.join(diverged)})"
     ax.set_title(title, fontsize="medium")
     save(fig, args.out)
 

@@ -41,6 +41,8 @@ def fail(message):
 
 
 def open_file(path):
+    if os.path.isdir(path):
+        fail(f"{path}: is a directory; give an HDF5 file spatialsim wrote")
     if not os.path.isfile(path):
         fail(f"{path}: no such file")
     try:

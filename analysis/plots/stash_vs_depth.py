@@ -27,10 +27,12 @@ from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402  (after plot
 DEFAULT_METRICS = ["peak_stash_bytes", "inflight_byte_cycles_per_token"]
 
 
+def attr_text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def varied_keys(sweep_group):
-    vary = sweep_group.attrs.get("vary", "")
-    if isinstance(vary, bytes):
-        vary = vary.decode()
+    vary = attr_text(sweep_group.attrs.get("vary", ""))
     return [part.split("=", 1)[0] for part in str(vary).split(";") if "=" in part]
 
 
@@ -78,6 +80,11 @@ def main():
         if "sweep/points" not in f:
             fail(f"{args.sweep} has no /sweep/points table: it is not the output of `spatialsim sweep` "
                  "(make one with `spatialsim sweep --vary model.depth=2,4,8 --out SWEEP.h5`; docs/sweeps.md)")
+        # A point file (<out>.points/, one job's row) of an interrupted sweep: the plot is of the sweep's file.
+        if "sweep_point_of" in f.attrs:
+            fail(f"{args.sweep} is one job's point file of the sweep that writes "
+                 f"{attr_text(f.attrs['sweep_point_of'])}: plot that file (resume an interrupted sweep with "
+                 "--sweep.resume to finish it; docs/sweeps.md)")
         points = table(f["/sweep/points"])
         units = {c: f["/sweep/points"][c].attrs.get("unit", "") for c in points}
         keys = varied_keys(f["/sweep"]) if "sweep" in f else []

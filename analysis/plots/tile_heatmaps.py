@@ -109,8 +109,9 @@ def main():
                          fontsize="small")
             ax.set_xlabel("x")
             ax.set_ylabel("y")
-            ax.xaxis.get_major_locator().set_params(integer=True)
-            ax.yaxis.get_major_locator().set_params(integer=True)
+            # min_n_ticks=1: a grid one tile wide keeps its one whole coordinate (it got -0.5, -0.25, ...).
+            ax.xaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)
+            ax.yaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)
     fig.suptitle(f"{os.path.basename(args.results)}: per-tile maps ({width} x {height} tiles)")
     fig.tight_layout()
     save(fig, args.out)

@@ -145,6 +145,19 @@ TEST_F(PlotScriptsTest, LossCurves) {
   EXPECT_EQ(png.find("forward (same loss"), std::string::npos);
 }
 
+// A diverged run's inf and nan losses cannot be drawn: the title says where each curve stops (it looked
+// like a curve that ended).
+TEST_F(PlotScriptsTest, LossCurvesSayWhereALossStopsBeingFinite) {
+  const ProcessRun run = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                                           "' run --train.lr=1000 --train.steps=6 --out=diverged.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* scale : {"", "--log"}) {
+    const std::string png = expect_png("loss_curves.py", "diverged.h5", scale);
+    EXPECT_NE(png.find("(loss not finite, not drawn: backprop from step 2)"), std::string::npos) << scale;
+    EXPECT_EQ(png.find("forward from step"), std::string::npos) << scale;
+  }
+}
+
 TEST_F(PlotScriptsTest, StashVsDepth) {
   ASSERT_EQ(sweep().exit_code, 0) << sweep().err;
   const std::string png = expect_png("stash_vs_depth.py", "sweep.h5");
@@ -218,6 +231,28 @@ TEST_F(PlotScriptsTest, WrongInputIsOneLineAndExitTwo) {
   r = run_in(s_dir, script("traffic_bars.py") + " sweep.h5 --out x.png");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("has no /runs/schedules"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(s_dir / "x.png"));
+}
+
+// A directory is not "no such file"; one job's point file of a sweep is not a sweep to plot ("the sweep
+// varies no numeric key" was the hint, for a sweep that varies model.depth).
+TEST_F(PlotScriptsTest, ADirectoryOrAPointFileIsNamedForWhatItIs) {
+  ASSERT_EQ(sweep().exit_code, 0) << sweep().err;
+  std::filesystem::create_directories(s_dir / "somedir");
+  for (const char* name :
+       {"traffic_bars.py", "stash_timeline.py", "tile_heatmaps.py", "loss_curves.py", "stash_vs_depth.py"})
+    expect_one_line_error(run_in(s_dir, script(name) + " somedir --out x.png"), name,
+                          "somedir: is a directory; give an HDF5 file spatialsim wrote");
+  std::filesystem::copy_file(s_dir / "sweep.h5", s_dir / "point.h5",
+                             std::filesystem::copy_options::overwrite_existing);
+  // The attribute every point file has (docs/sweeps.md), on a copy of a finished sweep's file.
+  const ProcessRun marked = run_in(s_dir, std::string(testing_support::kPython) +
+                                              " -c 'import h5py; h5py.File(\"point.h5\", \"a\").attrs["
+                                              "\"sweep_point_of\"] = \"sweep.h5\"'");
+  ASSERT_EQ(marked.exit_code, 0) << marked.err;
+  expect_one_line_error(run_in(s_dir, script("stash_vs_depth.py") + " point.h5 --out x.png"),
+                        "stash_vs_depth.py",
+                        "point.h5 is one job's point file of the sweep that writes sweep.h5");
   EXPECT_FALSE(std::filesystem::exists(s_dir / "x.png"));
 }
 
