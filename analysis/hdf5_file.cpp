@@ -339,6 +339,8 @@ void Hdf5File::check_writable(const std::string& path, std::string_view key) {
   const OutputTarget through = output_target(path);
   if (!through.problem.empty()) fail(through.problem);
   const std::string& written = through.path;
+  for (const std::string& p : {path, written})
+    if (const std::string too_long = path_too_long(p); !too_long.empty()) fail(too_long);
   const fs::file_status existing = fs::symlink_status(written, ec);
   if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
     fail("exists and is not a regular file; give a new file name");

@@ -150,6 +150,14 @@ std::string file_name_too_long(const std::string& path) {
          std::to_string(kMaxFileName) + " a file name may have; give a shorter name";
 }
 
+std::string path_too_long(const std::string& final_path) {
+  const std::size_t temp = temporary_path(final_path).size();
+  if (std::max(final_path.size(), temp) <= kMaxPartialOutputPath) return "";
+  return "the path is " + std::to_string(final_path.size()) + " bytes long (" + std::to_string(temp) +
+         " under the temporary name it is written to first), more than the " +
+         std::to_string(kMaxPartialOutputPath) + " bytes an output path may have; give a shorter path";
+}
+
 std::string temporary_path(const std::string& final_path) {
   const std::string suffix = ".tmp-" + std::to_string(::getpid());
   const std::filesystem::path final_name(final_path);

@@ -52,6 +52,11 @@ std::string file_name_too_long(const std::string& path);
 // file name cut so that the whole name stays within 255 bytes (a legal 253-byte name stays writable).
 std::string temporary_path(const std::string& final_path);
 
+// "" when `final_path` and its temporary name fit the kMaxPartialOutputPath bytes the interrupt guard
+// can hold, else why not, for an output check's message (checked only when the file was created: after
+// the run).
+std::string path_too_long(const std::string& final_path);
+
 // Tries to create the file ".probe-<pid>" in the directory of `probe_base` ("dir/" names dir), and
 // removes it: "" when that works, else the
 // system's reason. How output checks learn whether a directory takes new files: permission bits do not tell

@@ -18,6 +18,7 @@
 #include "sim/blas_kernels.h"
 #include "sim/energy_prices.h"
 #include "sim/option_spec.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -184,6 +185,17 @@ void check_sweep_writable(const std::string& out, bool resume) {
         std::to_string(std::filesystem::path(dir).filename().string().size()) +
         " bytes long, more than the " + std::to_string(kMaxFileName) +
         " a file name may have; give a shorter name");
+  // Each finished job's file, <dir>/<schedule>-<16 hex digits>.h5, written first under a temporary name.
+  std::size_t longest_schedule = 0;
+  for (const auto& name : workloads::ScheduleRegistry::names())
+    longest_schedule = std::max(longest_schedule, name.size());
+  const std::string longest_point =
+      dir + "/" + std::string(longest_schedule, 's') + "-" + std::string(16, '0') + ".h5";
+  if (const std::string too_long = path_too_long(longest_point); !too_long.empty())
+    fail(
+        "the sweep keeps its finished points in a directory beside it (\".points\" added to its name), and "
+        "a point file's " +
+        too_long.substr(std::string("the ").size()));
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(dir, ec);
   // status follows a symbolic link: a dangling one reads as not found, yet the directory cannot be made.
