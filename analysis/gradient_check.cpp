@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "workloads/reference/dense_mlp.h"
@@ -12,11 +13,15 @@
 namespace spatialsim::analysis {
 namespace {
 
+// NaN when either side holds a NaN: std::max drops a NaN, so a layer of NaN gradients measured 0 and
+// passed.
 double relative_error(const double* a, const double* b, std::size_t n) {
   double diff = 0;
   double scale = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    diff = std::max(diff, std::abs(a[k] - b[k]));
+    const double d = std::abs(a[k] - b[k]);
+    if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+    diff = std::max(diff, d);
     scale = std::max(scale, std::abs(b[k]));
   }
   return scale == 0 ? diff : diff / scale;
@@ -39,7 +44,8 @@ bool checked_outputs_only(const Net& net, const workloads::RunResult& result, Gr
   check.layers.push_back(
       {"outputs",
        relative_error(result.first_step_outputs.data(), trace.outputs.data(), trace.outputs.size()),
-       {}});
+       {},
+       false});
   return true;
 }
 
@@ -69,7 +75,11 @@ GradientCheck check_reversible(const workloads::RunSetup& setup, const workloads
 
 double GradientCheck::worst() const {
   double w = 0;
-  for (const auto& l : layers) w = std::max({w, l.weight_error, l.bias_error.value_or(0.0)});
+  for (const auto& l : layers)
+    for (const double e : {l.weight_error, l.bias_error.value_or(0.0)}) {
+      if (std::isnan(e)) return e;  // a NaN fails the check; std::max would keep the other value
+      w = std::max(w, e);
+    }
   return w;
 }
 
@@ -129,7 +139,8 @@ GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const wor
   check.layers.push_back(
       {"d_k",
        relative_error(result.first_step_tangent_scalars.data(), expected.data(), expected.size()),
-       {}});
+       {},
+       false});
   if (trunk < layers) {
     const auto exact = workloads::reference::gradients(net, data.inputs, data.targets);
     for (std::uint32_t l = trunk; l < layers; ++l) {

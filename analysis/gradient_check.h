@@ -20,10 +20,12 @@
 
 namespace spatialsim::analysis {
 
+// Each error is NaN when either side holds a NaN, which fails any tolerance.
 struct LayerError {
-  std::string what;                  // "layer 3", "outputs", or a reversible layer: "entry", "F2", "exit"
-  double weight_error = 0;           // max |tiles - reference| / max |reference| over dW (or the outputs)
+  std::string what;                  // "layer 3", "outputs", "d_k", or a reversible layer: "entry", "F2"
+  double weight_error = 0;           // max |tiles - reference| / max |reference| over dW (or the values)
   std::optional<double> bias_error;  // the same over db; none for a row without a bias (or model.bias=false)
+  bool gradient = true;              // false: a row of values, not of dW and db (outputs, d_k)
 };
 
 struct GradientCheck {

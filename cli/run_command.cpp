@@ -63,9 +63,11 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
         schedule->forward_gradient() != nullptr
             ? analysis::check_forward_gradient(setup, r, *schedule->forward_gradient())
             : analysis::check_against_reference(setup, r);
+    // Six digits, as the tolerance prints: 2.048e-07 "passed" beside a tolerance of 2.04761e-07 read wrong.
     for (const auto& l : c.layers) {
-      out << "  " << std::left << std::setw(18) << r.schedule << std::setw(10) << l.what << " weights "
-          << std::scientific << std::setprecision(3) << l.weight_error << "  bias ";
+      out << "  " << std::left << std::setw(18) << r.schedule << std::setw(10) << l.what
+          << (l.gradient ? " weights " : " values  ") << std::scientific << std::setprecision(5)
+          << l.weight_error << "  bias ";
       if (l.bias_error) {
         out << *l.bias_error;
       } else {
@@ -214,13 +216,15 @@ class RunCommand final : public Command {
     }
 
     if (!checks_passed) {
-      std::cerr << error_line("check failed: a gradient differs from the dense reference by more than " +
-                              [&] {
-                                std::ostringstream t;
-                                t << tolerance;
-                                return t.str();
-                              }() +
-                              " (relative); see the check table above")
+      std::cerr << error_line(
+                       "check failed: a checked value (the gradients; forward's outputs, the "
+                       "forward-gradient trunk's d_k) differs from the dense reference by more than " +
+                       [&] {
+                         std::ostringstream t;
+                         t << tolerance;
+                         return t.str();
+                       }() +
+                       " (relative), or is not a number; see the check table above")
                 << '\n';
       return kExitCheckFailed;
     }

@@ -29,7 +29,7 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
   EXPECT_NE(r.out.find("backprop: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("forward: passed"), std::string::npos) << r.out;
   // A row with no bias says so: forward's outputs are one error, not a weight and a measured zero.
-  EXPECT_NE(r.out.find("outputs    weights "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs    values  "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("bias 0.000e+00"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  bias -\n"), std::string::npos) << r.out;
 }
@@ -58,6 +58,27 @@ TEST_F(CheckTest, AToleranceNoArithmeticMeetsExitsOne) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("backprop: FAILED"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("check failed"), std::string::npos) << r.err;
+}
+
+// Gradients that are NaN fail: std::max dropped the NaN differences, every row measured 0 and the check
+// passed (init_gain = 1e12 overflows the forward pass to inf, and inf - inf is NaN).
+TEST_F(CheckTest, NanGradientsFail) {
+  const BinaryRun r = run("--schedule=backprop --check --model.init_gain=1e12");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("backprop: FAILED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("weights nan"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("or is not a number"), std::string::npos) << r.err;
+}
+
+// The errors print to six digits, as the tolerance does, so that a row never reads above a tolerance it
+// passed.
+TEST_F(CheckTest, ErrorsPrintToTheTolerancesPrecision) {
+  const BinaryRun r = run("--schedule=backprop --sim.arith=fp64 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("e-1"), std::string::npos) << r.out;
+  const std::size_t at = r.out.find("layer 0    weights ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(at + 19, 11).find('e'), 7u) << r.out;  // d.ddddde-NN
 }
 
 TEST_F(CheckTest, CountingModeCannotBeCheckedAndSaysHow) {
