@@ -123,6 +123,8 @@ class CrossoverCommand final : public Command {
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(one_layer_stand_in(config));
     const auto widths = config.get_positive_list("crossover.widths");
+    if (widths.empty())  // it printed the table's header alone
+      config.fail("crossover.widths", "lists no width; give one or more, such as 64,512,4096");
     const double ratio = positive_ratio(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
     const double b_a = setup.bytes.activation;

@@ -31,14 +31,18 @@ std::vector<DenseLayerShape> ModelSpec::dense_layers() const {
   return out;
 }
 
+bool widths_given(const sim::Config& config) {
+  return config.raw("model.widths").find_first_not_of(" \t") != std::string::npos;
+}
+
 std::uint32_t layers_from_config(const sim::Config& config) {
-  if (!config.raw("model.widths").empty())
+  if (widths_given(config))
     return static_cast<std::uint32_t>(config.get_positive_list("model.widths").size() - 1);
   return static_cast<std::uint32_t>(config.get_positive("model.depth"));
 }
 
 const char* layers_option(const sim::Config& config) {
-  return config.raw("model.widths").empty() ? "model.depth" : "model.widths";
+  return widths_given(config) ? "model.widths" : "model.depth";
 }
 
 ModelSpec model_from_config(const sim::Config& config) {
@@ -46,7 +50,7 @@ ModelSpec model_from_config(const sim::Config& config) {
   m.kind = reversible::model_kind_from_config(config);
   if (m.kind == ModelKind::reversible) {
     m.widths = reversible::coupling_widths_from_config(config);
-  } else if (!config.raw("model.widths").empty()) {
+  } else if (widths_given(config)) {
     for (const char* k : {"model.inputs", "model.width", "model.depth", "model.outputs"}) {
       if (config.is_explicit(k))
         config.fail(
@@ -58,8 +62,12 @@ ModelSpec model_from_config(const sim::Config& config) {
       m.widths.push_back(static_cast<std::uint32_t>(w));
     }
     if (m.widths.size() < 2) config.fail("model.widths", "needs at least two widths (inputs and outputs)");
+    if (m.widths.size() - 1 > kMaxLayers)
+      config.fail("model.widths", "gives " + std::to_string(m.widths.size() - 1) + " layers, more than the " +
+                                      std::to_string(kMaxLayers) + " a model may have; give at most " +
+                                      std::to_string(kMaxLayers + 1) + " widths");
   } else {
-    const auto depth = config.get_whole_in("model.depth", 1, 100000, "layers");
+    const auto depth = config.get_whole_in("model.depth", 1, kMaxLayers, "layers");
     const auto inputs = config.get_whole_in("model.inputs", 1, 0xFFFFFFFFull);
     const auto width = config.get_whole_in("model.width", 1, 0xFFFFFFFFull);
     const auto outputs = config.get_whole_in("model.outputs", 1, 0xFFFFFFFFull);

@@ -50,6 +50,13 @@ struct ModelSpec {
 // given by model.widths or has an odd model.width.
 ModelSpec model_from_config(const sim::Config& config);
 
+// The most layers a model may have, by model.depth or by model.widths (a reversible model: fewer).
+inline constexpr std::uint64_t kMaxLayers = 100000;
+
+// Whether model.widths gives the model: anything in it but blanks (its elements are trimmed, so " " is an
+// empty list, which leaves the model to inputs/width/depth/outputs as "" does).
+bool widths_given(const sim::Config& config);
+
 // L, read the way model_from_config reads it (model.widths, else model.depth), for components that need
 // only the depth (schedules sizing their plans).
 std::uint32_t layers_from_config(const sim::Config& config);

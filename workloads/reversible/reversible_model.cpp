@@ -28,7 +28,7 @@ ModelKind model_kind_from_config(const sim::Config& config) {
 }
 
 std::vector<std::uint32_t> coupling_widths_from_config(const sim::Config& config) {
-  if (!config.raw("model.widths").empty())
+  if (widths_given(config))
     config.fail("model.widths",
                 "cannot describe a reversible model (model.kind=reversible); leave it empty and give "
                 "model.inputs, model.width (the even trunk width), model.depth (coupling blocks) and "
