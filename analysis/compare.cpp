@@ -59,7 +59,8 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model)
   return out;
 }
 
-std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config) {
+std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config,
+                                              std::vector<std::string>* left_out) {
   std::vector<std::string> out;
   for (const auto& n : applicable_schedules(model)) {
     try {
@@ -70,6 +71,7 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model,
       const bool users_schedule_option = !e.key().empty() && e.key().rfind("model.", 0) != 0 &&
                                          config.has(e.key()) && config.is_explicit(e.key());
       if (users_schedule_option) throw;
+      if (left_out != nullptr) left_out->push_back(n + " (" + e.what() + ")");
     }
   }
   return out;
@@ -149,7 +151,7 @@ std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& re
       v.outcome = slope_ok && hops_ok ? TestOutcome::meets : TestOutcome::fails;
       const std::string inflight =
           never_stashes ? std::string("no stash at any depth (in-flight 0, not L^2)")
-                        : std::string(slope_ok ? "in-flight ~L" : "in-flight grows faster than L") +
+                        : std::string(slope_ok ? "in-flight at most ~L" : "in-flight grows faster than L") +
                               " (slope " + fixed(*v.inflight_slope, 2) + (slope_ok ? " <= " : " > ") +
                               fixed(kInflightSlopeThreshold, 2) + ")";
       v.reason = inflight + ", byte-hops " + fixed(v.byte_hops_ratio, 3) + " x " + baseline.name +

@@ -40,8 +40,10 @@ inline constexpr double kByteHopsAllowance = 4.0 / 3.0;
 // (workloads::reversible::require_schedule_fits_model decides).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model);
 // The same, less the schedules whose own defaults do not fit the configured model (split-fg on one layer):
-// those are not applicable. A schedule option the user set that does not fit is still an error (rethrown).
-std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config);
+// those are not applicable, and each is added to `left_out` (when given) as "name (why)". A schedule
+// option the user set that does not fit is still an error (rethrown).
+std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config,
+                                              std::vector<std::string>* left_out = nullptr);
 
 // The rows compare prints (names of run_metrics()): byte-hops by phase (forward, backward, recompute) and in
 // total, in-flight byte-cycles, peak stash in total and per tile, depth, flops and energy by term.

@@ -161,9 +161,9 @@ std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std
 }
 
 // Adds the point's name to an error found while validating it, keeping the key it is about.
-[[noreturn]] void fail_at_point(const sim::ConfigError& e, std::size_t index, std::size_t count,
-                                const std::string& values) {
-  throw sim::ConfigError(e.key(), "sweep point " + std::to_string(index + 1) + " of " +
+[[noreturn]] void fail_at_point(const sim::ConfigError& e, std::string_view point_name, std::size_t index,
+                                std::size_t count, const std::string& values) {
+  throw sim::ConfigError(e.key(), std::string(point_name) + " " + std::to_string(index + 1) + " of " +
                                       std::to_string(count) + (values.empty() ? "" : " (" + values + ")") +
                                       ": " + e.what());
 }
@@ -271,7 +271,7 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
   return axes;
 }
 
-SweepPlan plan_sweep(const sim::Config& base) {
+SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
   SweepPlan plan;
   plan.base = base;
   plan.axes = parse_vary(base);
@@ -313,9 +313,9 @@ SweepPlan plan_sweep(const sim::Config& base) {
         workloads::ScheduleRegistry::create(s, p.config);
       }
     } catch (const sim::ConfigError& e) {
-      fail_at_point(e, i, count, point_text(plan.axes, p.values));
+      fail_at_point(e, point_name, i, count, point_text(plan.axes, p.values));
     } catch (const std::invalid_argument& e) {  // bad input found by a component (docs/cli.md): exit 2 too
-      fail_at_point(sim::ConfigError("", e.what()), i, count, point_text(plan.axes, p.values));
+      fail_at_point(sim::ConfigError("", e.what()), point_name, i, count, point_text(plan.axes, p.values));
     }
     for (const auto& s : plan.schedules) plan.jobs.push_back({i, s, job_config_hash(p.config, s)});
   }

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/run_metrics.h"
@@ -82,8 +83,10 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base);
 // (workloads::setup_from_config and every schedule's options) before anything runs, so that a bad value
 // fails up front with its point named. Applies the G >= 2L rule: when model.depth or model.widths is
 // varied and step.tokens is neither set by the user nor varied, a point whose step has fewer than 2L
-// wavefronts gets step.tokens = 2 * L * step.wavefront.
-SweepPlan plan_sweep(const sim::Config& base);
+// wavefronts gets step.tokens = 2 * L * step.wavefront. `point_name` names a point in those errors
+// ("sweep point 2 of 3 (model.depth=8): ..."): compare plans its depth-scaling runs as a sweep the user
+// never wrote, and names them as its own.
+SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name = "sweep point");
 
 // A stable 64-bit hash (FNV-1a) of every key that can change a result (not out, sweep.*, sim.threads,
 // check, trace, ...) together with the schedule. Equal hashes mean a stored result may be reused.

@@ -62,6 +62,11 @@ std::string joined(const std::vector<std::string>& names, std::string_view separ
 std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                                                 const std::vector<std::string>& schedules) {
   const std::vector<std::uint64_t> factors = config.get_positive_list("compare.depth_factors");
+  // An empty list skipped the test as 1 does, without a word: 1 is the one way to say so.
+  if (factors.empty())
+    config.fail("compare.depth_factors",
+                "lists no factor; give two or more (such as 1,2,4), or 1 to skip the "
+                "scaling test");
   // A factor given twice would run one depth twice; the sweep would refuse the repeated depth, but naming
   // its sweep.vary, which the user never set.
   for (auto f = factors.begin(); f != factors.end(); ++f)
@@ -76,7 +81,7 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
                 "or more factors such as 1," +
                     std::to_string(factors[0]));
   if (factors.size() < 2) return std::nullopt;
-  if (!config.raw("model.widths").empty())
+  if (workloads::widths_given(config))
     config.fail("compare.depth_factors",
                 "the scaling runs multiply model.depth, which model.widths leaves unset; use "
                 "model.inputs/width/depth/outputs, or set compare.depth_factors=1 to skip the scaling test");
@@ -110,7 +115,7 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
   sim::Config base = config;
   base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");
   base.set("schedule", joined(schedules), "compare (every applicable schedule)");
-  return analysis::plan_sweep(base);
+  return analysis::plan_sweep(base, "depth-scaling run (compare.depth_factors)");
 }
 
 // What the depth-scaling runs give: each schedule's in-flight scaling, and the runs that overflowed a tile.
@@ -140,6 +145,25 @@ ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
   return out;
 }
 
+// The scaling runs fill the pipeline (G >= 2L - 1 wavefronts) unless step.tokens is set. With compute or
+// link time, per-token in-flight then depends on G, and a slope between depths of unequal fill need not
+// show L's (revolve's slope fell from 1.70 to 1.04 at the default tokens given explicitly): say so.
+void note_unfilled_pipelines(std::ostream& out, const analysis::SweepPlan& plan,
+                             const workloads::RunSetup& setup) {
+  std::string depths;
+  for (const auto& p : plan.points)
+    if (!analysis::pipeline_full(p.setup))
+      depths += (depths.empty() ? "" : ", ") + std::to_string(p.setup.model.layers());
+  if (depths.empty()) return;
+  const bool timed = setup.timing.flops_per_cycle != 0 || setup.timing.link_bytes_per_cycle != 0;
+  out << "  note: the pipeline is not full at L = " << depths
+      << " (fewer than 2L - 1 wavefronts: step.tokens is set, so compare does not raise it)"
+      << (timed ? "; with compute or link time per-token in-flight then depends on the wavefront count, and "
+                  "the slopes need not show L's: leave step.tokens unset, or give at least 2 L step.wavefront"
+                : "")
+      << '\n';
+}
+
 // Options compare's runs would ignore (cli/run_options.h): a schedule's options when that schedule does not
 // run on this model kind, and the options that apply only with another option's value.
 void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules) {
@@ -166,7 +190,8 @@ class CompareCommand final : public Command {
   }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
-    const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config);
+    std::vector<std::string> left_out;  // said, not dropped without a word (revolve's slots on 1 layer)
+    const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config, &left_out);
     reject_options_compare_ignores(config, schedules);
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
     const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
@@ -189,11 +214,15 @@ class CompareCommand final : public Command {
     analysis::write_setup_header(std::cout, setup);
     std::cout << "compare: every schedule that runs on model.kind = "
               << (setup.model.kind == workloads::ModelKind::reversible ? "reversible" : "mlp") << ": "
-              << joined(schedules, ", ") << "\n\n";
+              << joined(schedules, ", ") << "\n";
+    for (const auto& why : left_out)
+      std::cout << "compare: left out, as this model cannot run it: " << why << '\n';
+    std::cout << '\n';
     analysis::write_results_table(std::cout, results, analysis::find_run(results, "forward"), setup.prices,
                                   analysis::compare_table_rows());
     std::cout << '\n';
     analysis::write_verdicts(std::cout, scaling, verdicts, baseline);
+    if (scaling_plan) note_unfilled_pipelines(std::cout, *scaling_plan, setup);
     if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
     std::cout.flush();
 

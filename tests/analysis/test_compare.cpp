@@ -90,6 +90,17 @@ TEST(Compare, SeedTestNeedsSlopeAtMostThresholdAndByteHopsWithin33Percent) {
   EXPECT_NE(out.str().find("x backprop"), std::string::npos) << out.str();
 }
 
+// A falling in-flight term is within the threshold, and its reason does not call it ~L (split-fg's
+// per-token in-flight fell with L under timed compute and read "in-flight ~L (slope -0.69 <= 1.25)").
+TEST(Compare, AFallingInflightTermIsAtMostL) {
+  const std::vector<workloads::RunResult> results{result("backprop", 100, 100), result("falling", 110, 110)};
+  const std::vector<InflightScaling> scaling{fit_inflight_scaling("backprop", {4, 8}, {16, 64}),
+                                             fit_inflight_scaling("falling", {4, 8}, {64, 32})};
+  const std::vector<Verdict> v = judge_schedules(results, scaling, byte_hops_baseline(results));
+  EXPECT_EQ(v[1].outcome, TestOutcome::meets);
+  EXPECT_NE(v[1].reason.find("in-flight at most ~L (slope -1.00 <= 1.25)"), std::string::npos) << v[1].reason;
+}
+
 // A schedule that stashes nothing at any depth (forward-gradient) has no slope and needs none: in-flight 0
 // is not L^2. It is judged on its byte-hops; a schedule with a stash at one depth only is not judged.
 TEST(Compare, NoStashAtAnyDepthIsJudgedOnByteHopsAlone) {

@@ -62,6 +62,13 @@ const std::string kKernelLongPath = "kernel --grid=2x2 --out=" + long_path(4090)
 const std::string kSweepLongPointPath =
     "sweep --vary model.depth=1,2 --sim.arith=none --out=" + long_path(4070);
 
+// 100002 widths: one layer more than model.depth allows (the list had no limit).
+const std::string kTooManyWidthsIni = [] {
+  std::string ini = "[model]\nwidths = 2";
+  for (int i = 0; i < 100001; ++i) ini += ",2";
+  return ini + "\n";
+}();
+
 const BadInputCase kCases[] = {
     // --- command line
     {"UnknownOptionWithSuggestion", "--model.dpeth=3",
@@ -318,6 +325,15 @@ const BadInputCase kCases[] = {
     {"KernelOutNameTooLong", kKernelLongOut.c_str(), "its file name is 256 bytes long"},
     {"SweepPointsNameTooLong", kSweepLongPoints.c_str(), "would be 257 bytes long"},
     {"OutPathTooLong", kRunLongPath.c_str(), "(from command line): the path is 4090 bytes long"},
+    {"TooManyWidths", "run --config=w.ini --sim.arith=none --mapping.block=1x1",
+     "(from w.ini:2): gives 100001 layers, more than the 100000 a model may have; give at most 100001 widths",
+     "w.ini", kTooManyWidthsIni.c_str()},
+    {"BlankWidthsAreNoWidths", "run --model.widths=' ' --model.depth=0",
+     "model.depth = \"0\" (from command line): must be a whole number between 1 and 100000"},
+    {"CompareWithoutDepthFactors", "compare --sim.arith=none --compare.depth_factors=",
+     "compare.depth_factors = \"\" (from command line): lists no factor; give two or more"},
+    {"CrossoverWithoutWidths",
+     "crossover --crossover.widths=", "crossover.widths = \"\" (from command line): lists no width"},
     {"ChromeTracePathTooLong", kRunLongTracePath.c_str(), "chrome_trace = "},
     {"KernelOutPathTooLong", kKernelLongPath.c_str(), "the path is 4090 bytes long"},
     {"SweepPointPathTooLong", kSweepLongPointPath.c_str(), "a point file's path is"},

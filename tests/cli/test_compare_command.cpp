@@ -57,6 +57,47 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
             analysis::testing::read_variable_strings(in.openDataSet("/runs/schedules")));
 }
 
+// A schedule the model cannot run with its defaults is left out with its reason, not without a word
+// (revolve's default 2 slots and split-fg on one layer).
+TEST_F(CompareCommandTest, SchedulesLeftOutAreNamedWithTheirReason) {
+  const BinaryRun r = run("compare --sim.arith=none --model.depth=1 --out=c.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("compare: left out, as this model cannot run it: revolve (revolve.slots = \"2\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("compare: left out, as this model cannot run it: split-fg (model.depth = \"1\""),
+            std::string::npos)
+      << r.out;
+}
+
+// With compute time, per-token in-flight depends on the wavefront count: a scaling depth whose pipeline
+// is not full (step.tokens set) is named, since its slope need not show L's.
+TEST_F(CompareCommandTest, AnUnfilledPipelineInTheScalingRunsIsNamed) {
+  const BinaryRun filled = run("compare --sim.arith=none --machine.flops_per_cycle=64 --out=c.h5");
+  ASSERT_EQ(filled.exit_code, 0) << filled.err;
+  EXPECT_EQ(filled.out.find("pipeline is not full"), std::string::npos) << filled.out;
+  const BinaryRun set =
+      run("compare --sim.arith=none --machine.flops_per_cycle=64 --step.tokens=64 --out=d.h5");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.out.find("note: the pipeline is not full at L = 8 (fewer than 2L - 1 wavefronts"),
+            std::string::npos)
+      << set.out;
+  EXPECT_NE(set.out.find("with compute or link time"), std::string::npos) << set.out;
+}
+
+// The scaling runs are compare's, not a sweep the user wrote: an error in one names them so.
+TEST_F(CompareCommandTest, AScalingRunThatCannotBeMappedIsNamedAsCompares) {
+  const BinaryRun r = run("compare --sim.arith=none --mapping.grid=4x4 --out=c.h5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err.rfind("spatialsim: error: depth-scaling run (compare.depth_factors) 2 of 2 (model.depth=8): "
+                  "mapping.grid",
+                  0),
+      0u)
+      << r.err;
+  EXPECT_TRUE(dir_entries().empty());
+}
+
 // machine.on_overflow as for run: error exits 3, report warns; the file is written and records them.
 TEST_F(CompareCommandTest, OverflowsFollowMachineOnOverflow) {
   for (const std::string policy : {"error", "report"}) {
