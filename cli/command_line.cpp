@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -35,6 +36,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// A word from argv or a file as an error shows it: at most 80 bytes, cut at a character boundary (a
+// 5000-byte unknown option filled the screen). error_line escapes control bytes.
+std::string shown(std::string_view word) {
+  constexpr std::size_t kMaxShown = 80;
+  if (word.size() <= kMaxShown) return std::string(word);
+  std::size_t n = kMaxShown;
+  while (n > 0 && (static_cast<unsigned char>(word[n]) & 0xC0) == 0x80) --n;  // not inside a UTF-8 character
+  return std::string(word.substr(0, n)) + "...";
+}
+
 bool is_bool_option(const std::string& key) {
   const auto* spec = sim::OptionTable::find(key);
   return spec != nullptr && spec->unit == "bool";
@@ -52,7 +63,7 @@ std::string unknown_key_text(const std::string& key, const std::string& shown_as
                              const sim::Config& defaults, const std::vector<std::string>& settable) {
   if (defaults.has(key))
     return "option " + shown_as + " is in the default configuration but no component of this build reads it";
-  std::string text = "unknown option " + shown_as;
+  std::string text = "unknown option " + shown_as;  // the caller cuts shown_as (shown())
   const auto suggestion = closest_key(key, settable);
   if (!suggestion.empty()) text += "; did you mean " + prefix + suggestion + "?";
   return text;
@@ -100,6 +111,27 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
   // none), so hand it over as `--key ""`.
   std::vector<std::string> tokens;
   for (const auto& a : args) {
+    // A bare `--` would end the options in another program; here it was dropped without a word.
+    if (a == "--")
+      throw sim::ConfigError("",
+                             "a bare -- (command line) ends nothing here: every word is an option, or the "
+                             "command first; remove it");
+    // Boost reads `-model.depth=3` as the short option -m with the value "odel.depth=3", and suggested
+    // --out for the -m: say what is wrong instead. -h is help; a word starting -<digit> is a value.
+    if (a.size() >= 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])) &&
+        a.substr(0, a.find('=')) != "-h") {
+      const std::string name = shown(a.substr(0, a.find('=')));
+      if (name.size() == 2)  // -m: no option has a one-letter name but -h
+        throw sim::ConfigError("", "unknown option " + name +
+                                       " (command line): options are spelled --section.key=VALUE, and -h is "
+                                       "the only short one (spatialsim --help lists them)");
+      throw sim::ConfigError("", "option " + name + " (command line) has one dash; write -" + shown(a));
+    }
+    // A switch takes no value, not even an empty one (`--help=` read as a stray "" word).
+    if (a == "--help=" || a == "--list=")
+      throw sim::ConfigError("", "option " + a.substr(0, a.size() - 1) +
+                                     " (command line) takes no value; write " + a.substr(0, a.size() - 1) +
+                                     " alone");
     // Boost strips every leading '-' of an unknown option, so `---model.depth=3` read as model.depth "not
     // read by any component", and `--=3` as a stray "3": say what is wrong with the spelling instead.
     if (a.starts_with("---"))
@@ -127,8 +159,18 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
                  .style(style)
                  .allow_unregistered()
                  .run();
+  } catch (const po::invalid_command_line_syntax& e) {
+    // Boost's own words carry neither the origin nor the fix.
+    const std::string option = shown(e.get_option_name());
+    if (e.kind() == po::invalid_syntax::missing_parameter)
+      throw sim::ConfigError(
+          "", "option " + option + " (command line) needs a value; write " + option + "=VALUE");
+    if (e.kind() == po::invalid_syntax::extra_parameter)
+      throw sim::ConfigError(
+          "", "option " + option + " (command line) takes no value; write " + option + " alone");
+    throw sim::ConfigError("", std::string(e.what()) + " (command line)");
   } catch (const po::error& e) {
-    throw sim::ConfigError("", std::string(e.what()));
+    throw sim::ConfigError("", std::string(e.what()) + " (command line)");
   }
 
   std::map<std::string, std::string> alias_to_key;
@@ -144,10 +186,11 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
       key.erase(0, key.find_first_not_of('-'));
       std::string typed = opt.original_tokens.empty() ? "--" + key : opt.original_tokens.front();
       typed = typed.substr(0, typed.find('='));
-      throw sim::ConfigError(key, unknown_key_text(key, typed + " (command line)", "--", defaults, settable));
+      throw sim::ConfigError(
+          key, unknown_key_text(key, shown(typed) + " (command line)", "--", defaults, settable));
     }
     if (name == kPositional) {
-      throw sim::ConfigError("", "unexpected argument \"" + value +
+      throw sim::ConfigError("", "unexpected argument \"" + shown(value) +
                                      "\" (command line): the command must come "
                                      "first, and every other word must belong to an option");
     }
@@ -256,9 +299,23 @@ std::string closest_key(const std::string& unknown, const std::vector<std::strin
   return best;
 }
 
+// One line, and no raw control byte for the terminal (an ESC in a file name reached it): line breaks as
+// spaces, other control bytes as \xNN.
 std::string error_line(std::string_view message) {
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "spatialsim: error: ";
-  for (char c : message) out += (c == '\n' || c == '\r') ? ' ' : c;
+  for (const char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
   return out;
 }
 
@@ -283,7 +340,8 @@ Invocation parse_command_line(const std::vector<std::string>& args, std::string_
     return inv;
   }
   if (command_given && !CommandRegistry::contains(inv.command))
-    throw sim::ConfigError("", "unknown command \"" + inv.command + "\"; commands: " + commands_text());
+    throw sim::ConfigError("",
+                           "unknown command \"" + shown(inv.command) + "\"; commands: " + commands_text());
   if (options.help) {
     inv.action = Invocation::Action::kHelp;
     if (!command_given) inv.command.clear();
@@ -296,8 +354,8 @@ Invocation parse_command_line(const std::vector<std::string>& args, std::string_
     const auto entries = read_ini_file(file);
     for (const auto& e : entries)
       if (!std::binary_search(settable.begin(), settable.end(), e.key))
-        throw sim::ConfigError(e.key, file + ":" + std::to_string(e.line) + ": " +
-                                          unknown_key_text(e.key, e.key, "", defaults, settable));
+        throw sim::ConfigError(e.key, shown(file) + ":" + std::to_string(e.line) + ": " +
+                                          unknown_key_text(e.key, shown(e.key), "", defaults, settable));
     apply_ini(entries, file, inv.config);
   }
   inv.config_files = options.config_files;

@@ -1,7 +1,9 @@
 #include "sim/config.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -16,7 +18,11 @@ std::string quoted(std::string_view value) {
   constexpr std::size_t kMaxShown = 80;
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
-  for (std::size_t i = 0; i < value.size() && i < kMaxShown; ++i) {
+  // Cut at a character boundary: half a UTF-8 character is not text.
+  std::size_t shown = std::min(value.size(), kMaxShown);
+  while (shown < value.size() && shown > 0 && (static_cast<unsigned char>(value[shown]) & 0xC0) == 0x80)
+    --shown;
+  for (std::size_t i = 0; i < shown; ++i) {
     const auto c = static_cast<unsigned char>(value[i]);
     if (c == '"' || c == '\\') {
       out += '\\';
@@ -49,6 +55,20 @@ std::optional<double> parse_finite(std::string_view text) {
   if (s.empty() || ec != std::errc{} || ptr != end || !std::isfinite(v)) return std::nullopt;
   return v;
 }
+
+// A decimal number too close to 0 for a double (1e-400): from_chars calls it out of range as it does an
+// overflow, and the message "must be a finite decimal number" was wrong for it.
+bool underflows(std::string_view text) {
+  const std::string s(strip_plus(text));
+  if (s.empty() || s.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && errno == ERANGE && std::abs(v) < 1;
+}
+
+constexpr const char* kUnderflow =
+    "is closer to 0 than any double (the smallest is about 4.9e-324); give 0, or a number further from 0";
 
 template <typename T>
 bool parse_whole(std::string_view s, T& out) {
@@ -154,12 +174,14 @@ std::uint64_t Config::get_whole_in(const std::string& key, std::uint64_t min, st
 
 double Config::get_double(const std::string& key) const {
   const auto v = parse_finite(raw(key));
+  if (!v && underflows(raw(key))) fail(key, kUnderflow);
   if (!v) fail(key, "must be a finite decimal number (for example 0.5, -2 or 1e-3)");
   return *v;
 }
 
 double Config::get_nonnegative_double(const std::string& key) const {
   const auto v = parse_finite(raw(key));
+  if (!v && underflows(raw(key))) fail(key, kUnderflow);
   if (!v || *v < 0) fail(key, "must be a finite decimal number >= 0 (for example 0, 0.5 or 1e-3)");
   // -0 is 0: kept negative, it printed as -0 and turned a ratio with it into -inf (theory's reuse threshold).
   return *v == 0 ? 0.0 : *v;

@@ -317,7 +317,6 @@ TEST_F(CommandLine, StrayWordsAreErrors) {
   EXPECT_EQ(error_of({"clitest-echo", "--check", "--out", "a", "run"}),
             "unexpected argument \"run\" (command line): the command must come first, and every other word "
             "must belong to an option");
-  EXPECT_EQ(error_of({"clitest-echo", "--out"}), "the required argument for option '--out' is missing");
 }
 
 TEST_F(CommandLine, HelpAndList) {
@@ -391,6 +390,41 @@ TEST(ClosestKey, EditDistanceAndSectionlessNames) {
 
 TEST(ErrorLine, IsOneLine) {
   EXPECT_EQ(error_line("a\nb\r\nc"), "spatialsim: error: a b  c");
+}
+
+// No raw control byte reaches the terminal, wherever it came from (an ESC in a file name or a command).
+TEST(ErrorLine, EscapesControlBytes) {
+  EXPECT_EQ(error_line("fr\x1bob\t\x7f"), "spatialsim: error: fr\\x1bob\\x09\\x7f");
+}
+
+// Misspellings Boost read its own way, each told what is wrong: -model.depth was the short option -m and
+// suggested --out; `--` was dropped; `--help=` was a stray "" word; a missing value had no origin.
+TEST_F(CommandLine, SpellingsBoostMisreadAreNamed) {
+  EXPECT_EQ(error_of({"clitest-echo", "-clitest.depth=3"}),
+            "option -clitest.depth (command line) has one dash; write --clitest.depth=3");
+  EXPECT_EQ(error_of({"clitest-echo", "-m", "3"}),
+            "unknown option -m (command line): options are spelled --section.key=VALUE, and -h is the only "
+            "short one (spatialsim --help lists them)");
+  EXPECT_EQ(error_of({"clitest-echo", "--"}),
+            "a bare -- (command line) ends nothing here: every word is an option, or the command first; "
+            "remove it");
+  EXPECT_EQ(error_of({"--help="}), "option --help (command line) takes no value; write --help alone");
+  EXPECT_EQ(error_of({"--help=1"}), "option --help (command line) takes no value; write --help alone");
+  EXPECT_EQ(error_of({"clitest-echo", "--out"}),
+            "option --out (command line) needs a value; write --out=VALUE");
+  EXPECT_EQ(parse({"clitest-echo", "--clitest.depth", "-3"}).config.raw("clitest.depth"), "-3");  // a value
+}
+
+// Words from argv and files are cut to 80 bytes in errors, at a character boundary.
+TEST_F(CommandLine, LongWordsAreCutInErrors) {
+  const std::string key(5000, 'k');
+  const std::string error = error_of({"clitest-echo", "--" + key + "=1"});
+  EXPECT_LT(error.size(), 300u) << error;
+  EXPECT_NE(error.find("--" + std::string(78, 'k') + "... (command line)"), std::string::npos) << error;
+  const std::string command = std::string(79, 'c') + "\xc3\xa9";  // the 80th byte starts a character
+  EXPECT_EQ(error_of({command}).find("\xc3\""), std::string::npos);
+  EXPECT_NE(error_of({command}).find(std::string(79, 'c') + "...\""), std::string::npos)
+      << error_of({command});
 }
 
 TEST(FrontEndOptions, RegisteredWithDefaults) {

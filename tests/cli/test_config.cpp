@@ -126,6 +126,7 @@ TEST(ConfigAccept, Double) {
   // -0 is 0, sign included: a -0 price made theory's reuse threshold -inf.
   EXPECT_FALSE(std::signbit(with("-0").get_nonnegative_double(kKey)));
   EXPECT_FALSE(std::signbit(with("-0.0e3").get_nonnegative_double(kKey)));
+  EXPECT_GT(with("1e-310").get_nonnegative_double(kKey), 0.0);  // subnormal, not an underflow
 }
 
 TEST(ConfigAccept, Bool) {
@@ -236,6 +237,8 @@ const std::string kUintRange = "must be a whole number between 0 and 18446744073
 const std::string kPositiveRange = "must be a whole number between 1 and 18446744073709551615";
 const std::string kFinite = "must be a finite decimal number (for example 0.5, -2 or 1e-3)";
 const std::string kNonNegative = "must be a finite decimal number >= 0 (for example 0, 0.5 or 1e-3)";
+const std::string kUnderflow =
+    "is closer to 0 than any double (the smallest is about 4.9e-324); give 0, or a number further from 0";
 const std::string kBoolAccepted = "must be true/false, 1/0, yes/no or on/off";
 const std::string kPositiveListAccepted =
     "must be a comma-separated list of whole numbers between 1 and 18446744073709551615 (for example "
@@ -267,7 +270,9 @@ INSTANTIATE_TEST_SUITE_P(
         Rejected{Getter::kNonNegative, "-0.5", kNonNegative},
         Rejected{Getter::kNonNegative, "-1e-9", kNonNegative},
         Rejected{Getter::kNonNegative, "x", kNonNegative},
-        Rejected{Getter::kNonNegative, "nan", kNonNegative},
+        Rejected{Getter::kNonNegative, "nan", kNonNegative}, Rejected{Getter::kDouble, "1e-400", kUnderflow},
+        Rejected{Getter::kDouble, "-1e-400", kUnderflow},
+        Rejected{Getter::kNonNegative, "1e-400", kUnderflow},
         Rejected{Getter::kNonNegative, "inf", kNonNegative}, Rejected{Getter::kBool, "2", kBoolAccepted},
         Rejected{Getter::kBool, "maybe", kBoolAccepted}, Rejected{Getter::kBool, "", kBoolAccepted},
         Rejected{Getter::kBool, "tru", kBoolAccepted},
