@@ -17,7 +17,6 @@
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
-#include "workloads/schedules/schedule_options.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
@@ -105,19 +104,14 @@ bool same_parsed_value(const std::string& key, const std::string& a, const std::
   }
 }
 
-// Whether `key` can change a result of a job of `schedule` with this configuration. Not: where results go
-// and the checks (kNotResultKeys), other commands' options (a config file may hold them), the options of
-// schedules other than `schedule` (checkpoint.segment for backprop), and in counting mode the options that
-// only change values (sim.seed, train.lr: sim::OptionReach::values_only).
-bool can_change_results(const sim::Config& config, const std::string& schedule, const std::string& key) {
-  if (kNotResultKeys.contains(key) || !workloads::run_reads(key)) return false;
-  if (const auto dot = key.find('.'); dot != std::string::npos) {
-    const auto owners = workloads::owners_of_section(key.substr(0, dot));
-    if (!owners.empty() && std::find(owners.begin(), owners.end(), schedule) == owners.end()) return false;
-  }
-  const sim::OptionSpec* spec = sim::OptionTable::find(key);
-  const bool counting = config.raw("sim.arith") == "none";  // a choice: read as written
-  return !(counting && spec != nullptr && spec->reach == sim::OptionReach::values_only);
+// Whether `key` can change a result of a sweep's job. Not: where results go and the checks
+// (kNotResultKeys), and other commands' options (a config file may hold them). Neither can be varied, so
+// two points of one sweep always differ in a hashed key and their jobs never share a hash (a point file's
+// name). Options of other schedules, and values-only options in counting mode, are hashed although they
+// cannot change the job either: a sweep may vary them for the jobs they do change (checkpoint.segment
+// beside a forward job; sim.seed beside sim.arith=none,fp32).
+bool can_change_results(const std::string& key) {
+  return !kNotResultKeys.contains(key) && workloads::run_reads(key);
 }
 
 // `key`'s value as its option reads it, in one spelling, so that the job hash does not change with how a
@@ -325,7 +319,7 @@ SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
 std::uint64_t job_config_hash(const sim::Config& point_config, const std::string& schedule) {
   std::string text;
   for (const auto& key : point_config.keys()) {
-    if (!can_change_results(point_config, schedule, key)) continue;
+    if (!can_change_results(key)) continue;
     text += key + "=" + value_as_read(point_config, key) + "\n";
   }
   text += "schedule=" + schedule + "\n";

@@ -88,8 +88,10 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base);
 // never wrote, and names them as its own.
 SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name = "sweep point");
 
-// A stable 64-bit hash (FNV-1a) of every key that can change a result (not out, sweep.*, sim.threads,
-// check, trace, ...) together with the schedule. Equal hashes mean a stored result may be reused.
+// A stable 64-bit hash (FNV-1a) of every key but those that cannot change a result and cannot be varied
+// (out, sweep.*, sim.threads, the checks and traces, machine.on_overflow, other commands' options), each
+// value as its option reads it (064 is 64), together with the schedule. Equal hashes mean a stored result
+// may be reused; the jobs of one sweep never share one.
 std::uint64_t job_config_hash(const sim::Config& point_config, const std::string& schedule);
 
 // A sweep row's metrics: run_metrics() with inflight_byte_cycles_per_token (T x steps tokens) inserted

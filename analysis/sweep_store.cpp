@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -476,6 +477,13 @@ std::vector<std::string> SweepStore::remove_points() const {
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
                                const std::string& program_version, const ProgressFn& progress) {
   SweepOutcome outcome;
+  // Each job's point file is named by its hash: two jobs of one hash would write one file. The varied keys
+  // are all hashed (sweep.h), so this only fails for a plan the front end should have refused (a varied
+  // option no run reads).
+  std::set<std::uint64_t> hashes;
+  for (const SweepJob& j : plan.jobs)
+    if (!hashes.insert(j.config_hash).second)
+      throw std::logic_error("sweep: two jobs share the config hash " + std::to_string(j.config_hash));
   if (resume) check_sweep_resumable(plan, out);  // before the directory is made: a refusal changes nothing
   const SweepStore store(plan, out, program_version);
   std::error_code ec;
