@@ -397,6 +397,13 @@ TEST(ErrorLine, EscapesControlBytes) {
   EXPECT_EQ(error_line("fr\x1bob\t\x7f"), "spatialsim: error: fr\\x1bob\\x09\\x7f");
 }
 
+// And bytes that are no UTF-8 (a value of 0xFF, half a character), so that the line is valid text;
+// characters that are UTF-8 stay as they are.
+TEST(ErrorLine, EscapesBytesThatAreNoUtf8) {
+  EXPECT_EQ(error_line("a\xff b\xc3\"c \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc0\xaf"),
+            "spatialsim: error: a\\xff b\\xc3\"c \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\xc0\\xaf");
+}
+
 // Misspellings Boost read its own way, each told what is wrong: -model.depth was the short option -m and
 // suggested --out; `--` was dropped; `--help=` was a stray "" word; a missing value had no origin.
 TEST_F(CommandLine, SpellingsBoostMisreadAreNamed) {
