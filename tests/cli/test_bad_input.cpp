@@ -330,6 +330,11 @@ const BadInputCase kCases[] = {
      "w.ini", kTooManyWidthsIni.c_str()},
     {"BlankWidthsAreNoWidths", "run --model.widths=' ' --model.depth=0",
      "model.depth = \"0\" (from command line): must be a whole number between 1 and 100000"},
+    {"ForwardGradientBeyondItsTangentLayers",
+     "--schedule=forward-gradient --model.depth=65537 --model.width=1 --model.inputs=1 --model.outputs=1 "
+     "--mapping.block=1x1 --step.tokens=1 --step.wavefront=1 --fg.tangents=1",
+     "model.depth = \"65537\" (from command line): gives 65537 layers, and the forward-gradient schedules' "
+     "tangents number at most 65536"},
     {"CompareWithoutDepthFactors", "compare --sim.arith=none --compare.depth_factors=",
      "compare.depth_factors = \"\" (from command line): lists no factor; give two or more"},
     {"CrossoverWithoutWidths",

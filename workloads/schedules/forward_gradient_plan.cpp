@@ -1,6 +1,7 @@
 #include "workloads/schedules/forward_gradient_plan.h"
 
 #include "sim/option_spec.h"
+#include "workloads/model_spec.h"
 #include "workloads/tangent_generator.h"
 
 namespace spatialsim::workloads {
@@ -21,6 +22,15 @@ ForwardGradientPlan forward_gradient_plan(const sim::Config& config) {
   require_tangent_counts_fit(config, plan.tangents);
   plan.kind = parse_tangent_kind(config);
   plan.seed = config.get_uint("fg.seed");
+  // The tangents' counter layout numbers at most kMaxLayers layers (docs/tangents.md); a deeper model
+  // failed mid-run with the generator's own words. Counting mode draws no tangent.
+  const std::uint32_t layers = layers_from_config(config);
+  if (layers > TangentGenerator::kMaxLayers &&
+      config.get_choice("sim.arith", {"none", "fp32", "fp64"}) != "none")
+    config.fail(layers_option(config),
+                "gives " + std::to_string(layers) + " layers, and the forward-gradient schedules' tangents " +
+                    "number at most " + std::to_string(TangentGenerator::kMaxLayers) +
+                    " (docs/tangents.md); give at most that many layers, or sim.arith=none to count only");
   return plan;
 }
 
