@@ -36,14 +36,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// A word from argv or a file as an error shows it: at most 80 bytes, cut at a character boundary (a
-// 5000-byte unknown option filled the screen). error_line escapes control bytes.
+// A word from argv or a file as an error shows it, cut as values are (sim::shown_part: a 5000-byte
+// unknown option filled the screen). error_line escapes control bytes.
 std::string shown(std::string_view word) {
-  constexpr std::size_t kMaxShown = 80;
-  if (word.size() <= kMaxShown) return std::string(word);
-  std::size_t n = kMaxShown;
-  while (n > 0 && (static_cast<unsigned char>(word[n]) & 0xC0) == 0x80) --n;  // not inside a UTF-8 character
-  return std::string(word.substr(0, n)) + "...";
+  const std::string_view part = sim::shown_part(word);
+  return std::string(part) + (part.size() < word.size() ? "..." : "");
 }
 
 bool is_bool_option(const std::string& key) {

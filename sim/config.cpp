@@ -15,15 +15,11 @@ namespace {
 // Values reach error messages verbatim from files and argv; escape them so that an error stays one line
 // and a terminal never sees raw control bytes. Long values are cut: the origin says where to look.
 std::string quoted(std::string_view value) {
-  constexpr std::size_t kMaxShown = 80;
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
-  // Cut at a character boundary: half a UTF-8 character is not text.
-  std::size_t shown = std::min(value.size(), kMaxShown);
-  while (shown < value.size() && shown > 0 && (static_cast<unsigned char>(value[shown]) & 0xC0) == 0x80)
-    --shown;
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto c = static_cast<unsigned char>(value[i]);
+  const std::string_view shown = shown_part(value);
+  for (const char ch : shown) {
+    const auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
@@ -35,7 +31,7 @@ std::string quoted(std::string_view value) {
       out += static_cast<char>(c);
     }
   }
-  out += value.size() > kMaxShown ? "\"..." : "\"";
+  out += shown.size() < value.size() ? "\"..." : "\"";
   return out;
 }
 
@@ -110,6 +106,14 @@ const std::string kUint64Max = std::to_string(std::numeric_limits<std::uint64_t>
 const std::string kUint32Max = std::to_string(std::numeric_limits<std::uint32_t>::max());
 
 }  // namespace
+
+std::string_view shown_part(std::string_view text) {
+  constexpr std::size_t kMaxShown = 80;
+  if (text.size() <= kMaxShown) return text;
+  std::size_t n = kMaxShown;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // not inside a character
+  return text.substr(0, n);
+}
 
 void Config::set(const std::string& key, std::string value, std::string origin) {
   m_values[key] = Entry{std::move(value), std::move(origin)};

@@ -33,6 +33,10 @@ class ConfigError : public std::runtime_error {
   std::string m_key;
 };
 
+// The part of a word from argv or a file that an error message shows: at most 80 bytes, cut at a UTF-8
+// character boundary (half a character is not text). The caller adds "..." when it is shorter than `text`.
+std::string_view shown_part(std::string_view text);
+
 class Config {
  public:
   void set(const std::string& key, std::string value, std::string origin);

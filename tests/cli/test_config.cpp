@@ -25,6 +25,19 @@ std::string message_head(const std::string& quoted_value) {
   return std::string(kKey) + " = " + quoted_value + " (from " + kOrigin + "): ";
 }
 
+// What an error shows of a long word: 80 bytes, never half a UTF-8 character (a value of 79 bytes and an
+// "\xc3\xa9" printed its first byte alone).
+TEST(ShownPart, CutsAtEightyBytesOnACharacterBoundary) {
+  EXPECT_EQ(shown_part(std::string(80, 'a')), std::string(80, 'a'));
+  EXPECT_EQ(shown_part(std::string(81, 'a')), std::string(80, 'a'));
+  EXPECT_EQ(shown_part(std::string(79, 'a') + "\xc3\xa9"
+                                              "b"),
+            std::string(79, 'a'));
+  EXPECT_EQ(shown_part(std::string(78, 'a') + "\xc3\xa9"
+                                              "b"),
+            std::string(78, 'a') + "\xc3\xa9");
+}
+
 TEST(Config, ErrorMessageIsExactAndOneLine) {
   try {
     with("0").get_positive(kKey);
