@@ -116,7 +116,17 @@ std::string_view shown_part(std::string_view text) {
 }
 
 void Config::set(const std::string& key, std::string value, std::string origin) {
-  m_values[key] = Entry{std::move(value), std::move(origin)};
+  std::optional<std::string> default_value;
+  if (auto it = m_values.find(key); it != m_values.end())
+    default_value = it->second.origin == "default" ? it->second.value : it->second.default_value;
+  m_values[key] = Entry{std::move(value), std::move(origin), std::move(default_value)};
+}
+
+const std::string* Config::default_raw(const std::string& key) const {
+  auto it = m_values.find(key);
+  if (it == m_values.end()) return nullptr;
+  if (it->second.origin == "default") return &it->second.value;
+  return it->second.default_value ? &*it->second.default_value : nullptr;
 }
 
 bool Config::is_explicit(const std::string& key) const {

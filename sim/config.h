@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,6 +44,9 @@ class Config {
   bool has(const std::string& key) const { return m_values.count(key) != 0; }
   // True when the value did not come from the built-in defaults.
   bool is_explicit(const std::string& key) const;
+  // The built-in default a value replaced, or the value itself when it is the default; nullptr for a key
+  // the defaults do not have. Lets an error name the option that grew a size the most over its default.
+  const std::string* default_raw(const std::string& key) const;
   const std::string& raw(const std::string& key) const;
   const std::string& origin(const std::string& key) const;
   std::vector<std::string> keys() const;  // sorted
@@ -75,6 +79,7 @@ class Config {
   struct Entry {
     std::string value;
     std::string origin;
+    std::optional<std::string> default_value;  // kept when a file or the command line replaced it
   };
   std::map<std::string, Entry> m_values;
 };

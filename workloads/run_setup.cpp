@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mappings/partition.h"
 #include "mappings/placement/pipeline_stages.h"
@@ -98,6 +101,59 @@ std::string bytes_text(long double bytes) {
   return text;
 }
 
+// An option the user set, and how many times it made a size larger than its default would.
+struct Growth {
+  std::string key;
+  long double factor = 0;
+};
+
+// Of the model's options the user set, the one that grew `measure` of the model the most: each is put
+// back to its default alone and the model rebuilt. {"", 0} when none is set. An error about a size names
+// this option rather than whichever the user happened to set first.
+Growth model_option_that_grew(const sim::Config& config, const ModelSpec& model,
+                              long double (*measure)(const std::vector<DenseLayerShape>&)) {
+  Growth best;
+  const long double actual = measure(model.dense_layers());
+  for (const char* key : {"model.widths", "model.inputs", "model.width", "model.depth", "model.outputs"}) {
+    const std::string* default_value = config.default_raw(key);
+    if (!config.is_explicit(key) || default_value == nullptr) continue;
+    sim::Config with_default = config;
+    with_default.set(key, *default_value, "default");
+    long double smaller = 0;
+    try {
+      smaller = measure(model_from_config(with_default).dense_layers());
+    } catch (const sim::ConfigError&) {
+      continue;  // its default does not fit with the other options (a reversible model's width): no measure
+    }
+    if (smaller > 0 && actual / smaller > best.factor) best = {key, actual / smaller};
+  }
+  return best;
+}
+
+long double weight_count(const std::vector<DenseLayerShape>& layers) {
+  long double n = 0;
+  for (const DenseLayerShape& layer : layers)
+    n += static_cast<long double>(layer.d_in) * static_cast<long double>(layer.d_out);
+  return n;
+}
+
+// The main term of pass_bound's per-token sum, times the passes the schedules make (4 + L).
+long double passes_times_weights(const std::vector<DenseLayerShape>& layers) {
+  return (4 + static_cast<long double>(layers.size())) * weight_count(layers);
+}
+
+// How many times a whole-number option the user set exceeds its default (0 when not set or not a number).
+long double growth_over_default(const sim::Config& config, const std::string& key, long double value) {
+  const std::string* default_value = config.default_raw(key);
+  if (!config.is_explicit(key) || default_value == nullptr) return 0;
+  try {
+    const long double base = std::stold(*default_value);
+    return base > 0 ? value / base : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 // Arithmetic mode allocates every value it computes with. Sizes whose smallest part of that is beyond the
 // host's memory are refused before anything is allocated (an allocation failing midway was reported as
 // "internal error: std::bad_alloc"): the tiles' weight slices and gradient accumulators, the fp64 buffer a
@@ -123,19 +179,15 @@ void check_values_fit_in_memory(const sim::Config& config, const RunSetup& s,
       s.data.task == Task::teacher ? 8 * wide(s.data.teacher_width) * (d_in + d_out + T) : 0;
   const long double needed = model + data + teacher;
   if (needed <= memory) return;
-  // Name the largest part, and of the model's options the one the user set.
+  // Name the largest part, and of the model's options the one that grew it the most.
   std::string key = "step.tokens", fix = "fewer step.tokens";
   if (teacher >= model && teacher >= data) {
     key = "data.teacher_width";
     fix = "a narrower teacher";
   } else if (model >= data) {
-    key = "model.width";
+    const Growth grew = model_option_that_grew(config, s.model, weight_count);
+    key = grew.key.empty() ? "model.width" : grew.key;
     fix = "narrower or fewer layers";
-    for (const char* k : {"model.widths", "model.width", "model.inputs", "model.outputs", "model.depth"})
-      if (config.is_explicit(k)) {
-        key = k;
-        break;
-      }
   }
   config.fail(key, "makes this run's values too large for this machine: in " +
                        std::string(name(s.arithmetic)) + " they need at least " + bytes_text(needed) +
@@ -294,15 +346,19 @@ RunSetup setup_from_config(const sim::Config& config) {
   // The exact schedules make at most 4 + L passes: forward, the backward's three products, and up to L
   // recomputations (revolve with one slot).
   if (pass_bound(s) * (4 + static_cast<long double>(layers.size())) >= sim::kCountLimit) {
-    // Name what the user set, among what makes the counts large.
-    std::string key = "step.tokens";
-    for (const char* k : {"model.widths", "model.width", "model.inputs", "model.outputs", "model.depth",
-                          "step.tokens", "train.steps", "mapping.grid"}) {
-      if (config.is_explicit(k)) {
-        key = k;
-        break;
-      }
-    }
+    // Name the option the user set that grew the bound the most over its default: a model option (its
+    // layers' weights times the passes), the tokens, the steps or the grid (the longest route).
+    Growth grew = model_option_that_grew(config, s.model, passes_times_weights);
+    const std::pair<const char*, long double> others[] = {
+        {"step.tokens", growth_over_default(config, "step.tokens", static_cast<long double>(s.tokens))},
+        {"train.steps", growth_over_default(config, "train.steps", static_cast<long double>(s.steps))},
+        {"mapping.grid", config.is_explicit("mapping.grid")
+                             ? (static_cast<long double>(s.grid_width) + s.grid_height + 2) /
+                                   (static_cast<long double>(s.placement.width) + s.placement.height + 2)
+                             : 0}};
+    for (const auto& [k, factor] : others)
+      if (factor > grew.factor) grew = {k, factor};
+    const std::string key = grew.key.empty() ? "step.tokens" : grew.key;
     config.fail(key,
                 "makes this run too large to count: with step.tokens = " + std::to_string(s.tokens) +
                     ", train.steps = " + std::to_string(s.steps) +

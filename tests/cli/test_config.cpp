@@ -98,6 +98,23 @@ TEST(Config, SetOverridesAndRecordsOrigin) {
   EXPECT_EQ(c.keys(), (std::vector<std::string>{"a.y", "b.x"}));
 }
 
+// A value set over a default keeps the default it replaced, through any number of later settings, so
+// that an error about a size can say which option grew it over its default.
+TEST(Config, DefaultRawIsTheBuiltInValueAValueReplaced) {
+  Config c;
+  c.set("b.x", "1", "default");
+  ASSERT_NE(c.default_raw("b.x"), nullptr);
+  EXPECT_EQ(*c.default_raw("b.x"), "1");
+  c.set("b.x", "3", "run.ini:4");
+  c.set("b.x", "5", "command line");
+  ASSERT_NE(c.default_raw("b.x"), nullptr);
+  EXPECT_EQ(*c.default_raw("b.x"), "1");
+  EXPECT_EQ(c.raw("b.x"), "5");
+  c.set("c.z", "9", "command line");  // no default under it
+  EXPECT_EQ(c.default_raw("c.z"), nullptr);
+  EXPECT_EQ(c.default_raw("d.none"), nullptr);
+}
+
 TEST(Config, FailNamesKeyValueOriginAndWhatIsAccepted) {
   try {
     with("7").fail(kKey, "must be even");
