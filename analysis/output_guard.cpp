@@ -176,7 +176,9 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec))
     return std::filesystem::equivalent(a, b, ec);  // also hard links and links in any part of the path
-  return resolved(a) == resolved(b);
+  // An output is written through its links to where they end (output_target), existing or not: a link to
+  // a file not yet there names that file.
+  return resolved(output_target(a).path) == resolved(output_target(b).path);
 }
 
 void install_interrupt_handlers() {

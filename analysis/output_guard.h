@@ -80,7 +80,8 @@ OutputTarget output_target(const std::string& path);
 
 // Whether two paths name one file, so that writing one would replace the other (an output given twice,
 // or an output naming an input): the same file (device and inode) when both exist, else the same
-// absolute path once `.`, `..` and the symbolic links of its existing part are resolved.
+// absolute path once `.`, `..` and the symbolic links of its existing part are resolved, a link at its end
+// followed to where it points even when that does not exist yet.
 bool same_file(const std::string& a, const std::string& b);
 
 // How many outputs may be open at once, and the longest path (bytes, without the terminating NUL) the

@@ -35,6 +35,19 @@ TEST_F(SameFileTest, LinksToOneFileAreOneFile) {
   EXPECT_TRUE(same_file(path("link/new.h5"), path("dir/new.h5")));  // neither exists: links resolved
 }
 
+// An output is written through a link to where it points, even when nothing is there yet: a dangling link
+// to the other output's name is that output (--chrome-trace=link --out=o.h5 wrote the JSON over o.h5).
+TEST_F(SameFileTest, ADanglingLinkIsTheFileItPointsTo) {
+  std::filesystem::create_symlink("o.h5", path("link_to_out"));  // relative: beside the link
+  EXPECT_TRUE(same_file(path("link_to_out"), path("o.h5")));
+  EXPECT_TRUE(same_file(path("o.h5"), path("link_to_out")));
+  std::filesystem::create_symlink("link_to_out", path("link_to_link"));  // a chain of two
+  EXPECT_TRUE(same_file(path("link_to_link"), path("o.h5")));
+  EXPECT_FALSE(same_file(path("link_to_out"), path("other.h5")));
+  std::ofstream(path("o.h5")) << "x";  // and once the file exists, as before
+  EXPECT_TRUE(same_file(path("link_to_link"), path("o.h5")));
+}
+
 TEST(PartialOutputGuard, RegistersUntilReleasedOrDestroyed) {
   const std::size_t before = PartialOutputGuard::registered_count();
   {
