@@ -1,6 +1,7 @@
 // The spatialsim front end: parses the command line, then hands the resolved configuration to a command.
 // Exit codes are those of cli::ExitCode (docs/cli.md); every error is one line on stderr.
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -52,6 +53,10 @@ int run_main(int argc, char** argv) {
     }
     // Before any output is opened: an interrupted run removes its partial files (analysis/output_guard.h).
     analysis::install_interrupt_handlers();
+    // A write past the file-size limit (ulimit -f) raises SIGXFSZ, whose default action ends the process
+    // without a word and leaves the temporary file behind; ignored, the write fails with EFBIG and the
+    // output is refused with one line like any failed write ("File too large").
+    std::signal(SIGXFSZ, SIG_IGN);
     const auto command = cli::CommandRegistry::create(inv.command, inv.config);
     cli::reject_unread_options(*command, inv.command, inv.config);
     cli::reject_clashing_outputs(*command, inv.config, inv.config_files);
