@@ -101,6 +101,20 @@ std::string bytes_text(long double bytes) {
   return text;
 }
 
+// What to change when `blocks` blocks of r x c tiles (one per layer, or per pipeline stage when `stages`
+// is set) do not fit a grid: a smaller block always; fewer blocks when there are several, by fewer layers
+// or stages (mapping.stages: consecutive layers share a block), with how many of this size could fit.
+std::string fewer_blocks_fix(std::uint64_t blocks, std::uint64_t stages, std::uint32_t r, std::uint32_t c) {
+  const std::string smaller = "a smaller mapping.block";
+  const std::uint64_t fit = sim::Grid::kMaxTiles / (std::uint64_t{r} * c);
+  if (blocks <= 1 || fit == 0) return smaller;
+  const std::string at_most =
+      "at most " + std::to_string(fit) + (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit";
+  if (stages == 0)
+    return "fewer layers, pipeline stages that share blocks (mapping.stages; " + at_most + "), or " + smaller;
+  return "fewer mapping.stages (" + at_most + ") or " + smaller;
+}
+
 // An option the user set, and how many times it made a size larger than its default would.
 struct Growth {
   std::string key;
@@ -268,11 +282,17 @@ RunSetup setup_from_config(const sim::Config& config) {
     const std::uint32_t d_in = layers[l].d_in;
     const std::uint32_t d_out = layers[l].d_out;
     if (r > d_in || c > d_out) {
+      // The block that fits every layer, not just this one (following a hint to fail on the next layer).
+      std::uint32_t rows = r, cols = c;
+      for (const DenseLayerShape& layer : layers) {
+        rows = std::min(rows, layer.d_in);
+        cols = std::min(cols, layer.d_out);
+      }
       config.fail("mapping.block", "does not fit layer " + std::to_string(l) + " (d_in = " +
                                        std::to_string(d_in) + ", d_out = " + std::to_string(d_out) +
-                                       "): rows must be <= d_in and columns <= "
-                                       "d_out; give a block of at most " +
-                                       dims(std::min(r, d_in), std::min(c, d_out)));
+                                       "): rows must be <= d_in and columns <= d_out for every layer; give "
+                                       "a block of at most " +
+                                       dims(rows, cols));
     }
   }
   s.placement_name = config.get_choice("mapping.placement", mappings::PlacementRegistry::names());
@@ -286,10 +306,10 @@ RunSetup setup_from_config(const sim::Config& config) {
   // before placing, whose time and memory grow with the tiles (100000 layers of 64x64 blocks took minutes).
   const std::uint64_t block_count = stages == 0 ? layer_count : stages;
   if (block_count * r * c > sim::Grid::kMaxTiles)
-    config.fail("mapping.grid", "would need at least " + std::to_string(block_count) + " blocks of " +
-                                    dims(r, c) + " tiles, more than the " +
-                                    std::to_string(sim::Grid::kMaxTiles) +
-                                    " a grid may have; give fewer layers or a smaller mapping.block");
+    config.fail("mapping.grid", "would need at least " + std::to_string(block_count) +
+                                    (block_count == 1 ? " block of " : " blocks of ") + dims(r, c) +
+                                    " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
+                                    " a grid may have; give " + fewer_blocks_fix(block_count, stages, r, c));
   const auto strategy = mappings::PlacementRegistry::create(s.placement_name, config);
   if (stages == 0) {
     s.placement = strategy->place(std::vector<mappings::BlockShape>(layer_count, mappings::BlockShape{r, c}));
@@ -307,7 +327,8 @@ RunSetup setup_from_config(const sim::Config& config) {
     if (std::uint64_t{s.grid_width} * s.grid_height > sim::Grid::kMaxTiles)
       config.fail("mapping.grid", "would be the placement's " + dims(s.grid_width, s.grid_height) +
                                       " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
-                                      " a grid may have; give fewer layers or a smaller mapping.block");
+                                      " a grid may have; give " +
+                                      fewer_blocks_fix(stages == 0 ? layer_count : stages, stages, r, c));
   } else {
     if (const std::string why = sim::grid_size_problem(w, h); !why.empty()) config.fail("mapping.grid", why);
     if (w < s.placement.width || h < s.placement.height) {

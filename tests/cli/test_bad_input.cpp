@@ -150,6 +150,12 @@ const BadInputCase kCases[] = {
     {"BlockLargerThanLayer", "--model.inputs=8 --model.width=8 --model.outputs=8 --mapping.block=16x16",
      "mapping.block"},
     {"BlockRowsLargerThanInputs", "--model.inputs=2 --mapping.block=3x1", "mapping.block"},
+    // The block offered fits every layer, not only the first refused (following 32x40 failed on layer 3).
+    {"BlockHintFitsEveryLayer", "--sim.arith=none --mapping.block=40x40",
+     "does not fit layer 0 (d_in = 32, d_out = 64): rows must be <= d_in and columns <= d_out for every "
+     "layer; give a block of at most 32x10"},
+    {"BlockHintFitsANarrowMiddleLayer", "--sim.arith=none --model.widths=16,16,4,16 --mapping.block=8x8",
+     "give a block of at most 4x4"},
     {"GridTooSmall", "--mapping.grid=2x2", "mapping.grid"},
     {"MoreStagesThanLayers", "--mapping.stages=5", "mapping.stages"},
     {"GridWithoutHeight", "--mapping.grid=4",
@@ -160,6 +166,18 @@ const BadInputCase kCases[] = {
      "--mapping.block=64x64",
      "would need at least 100000 blocks of 64x64 tiles, more than the 4194304 a grid may have"},
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
+    // Fewer layers cannot help a model of one layer; pipeline stages help a deeper one.
+    {"OneLayersBlockBeyondTheTileLimit",
+     "--sim.arith=none --schedule=forward --model.widths=4000,4000 --mapping.block=2049x2048",
+     "would need at least 1 block of 2049x2048 tiles, more than the 4194304 a grid may have; give a smaller "
+     "mapping.block"},
+    {"BlocksBeyondTheTileLimitOfferStages",
+     "--sim.arith=none --model.widths=4000,4000,4000 --mapping.block=1500x1500",
+     "give fewer layers, pipeline stages that share blocks (mapping.stages; at most 1 block of 1500x1500 "
+     "fit), or a smaller mapping.block"},
+    {"StagesBeyondTheTileLimit",
+     "--sim.arith=none --model.widths=4000,4000,4000 --mapping.block=1500x1500 --mapping.stages=2",
+     "give fewer mapping.stages (at most 1 block of 1500x1500 fit) or a smaller mapping.block"},
     {"WidthBeyond32Bits", "--model.width=5000000000", "model.width = \"5000000000\""},
     {"TeacherWidthBeyond32Bits", "--data.teacher_width=4294967297", "data.teacher_width = \"4294967297\""},
     // Arithmetic mode allocates its values: sizes beyond any machine's memory are refused before any
