@@ -127,6 +127,16 @@ class CrossoverCommand final : public Command {
       config.fail("crossover.widths", "lists no width; give one or more, such as 64,512,4096");
     const double ratio = positive_ratio(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
+    // A d x d layer splits d_in over the block's r rows and d_out over its c columns (MODEL.md section 4):
+    // a narrower layer has no r x c mapping, and `run` refuses it; so is a table row for it.
+    const std::uint32_t narrowest = std::max(block.rows, block.cols);
+    for (std::uint64_t w : widths)
+      if (w < narrowest)
+        config.fail("crossover.widths", "lists " + std::to_string(w) + ", narrower than the " +
+                                            std::to_string(block.rows) + "x" + std::to_string(block.cols) +
+                                            " block (mapping.block): a d x d layer on it needs d >= " +
+                                            std::to_string(narrowest) + "; give widths of at least " +
+                                            std::to_string(narrowest) + " or a smaller mapping.block");
     const double b_a = setup.bytes.activation;
 
     const analysis::CrossoverModel inputs_only = analysis::grid_model(setup, b_a);

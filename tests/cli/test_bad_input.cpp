@@ -365,6 +365,11 @@ const BadInputCase kCases[] = {
      "compare.depth_factors = \"\" (from command line): lists no factor; give two or more"},
     {"CrossoverWithoutWidths",
      "crossover --crossover.widths=", "crossover.widths = \"\" (from command line): lists no width"},
+    // A row for a layer narrower than the block (it printed energies for an 8 x 8 layer on 40x40 tiles).
+    {"CrossoverWidthNarrowerThanTheBlock", "crossover --mapping.block=40x30 --crossover.widths=64,8,16",
+     "crossover.widths = \"64,8,16\" (from command line): lists 8, narrower than the 40x30 block "
+     "(mapping.block): a d x d layer on it needs d >= 40; give widths of at least 40 or a smaller "
+     "mapping.block"},
     {"ChromeTracePathTooLong", kRunLongTracePath.c_str(), "chrome_trace = "},
     {"KernelOutPathTooLong", kKernelLongPath.c_str(), "the path is 4090 bytes long"},
     {"SweepPointPathTooLong", kSweepLongPointPath.c_str(), "a point file's path is"},
