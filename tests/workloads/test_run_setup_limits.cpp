@@ -33,9 +33,16 @@ TEST(RunSetupLimits, RefusesWhatCannotBeCountedAndAcceptsTheLimitItself) {
   EXPECT_EQ(refused_key({"--model.outputs=4294967296"}), "model.outputs");
   // Fits 32 bits, not the counters (counting mode: the values' memory is refused first otherwise, below).
   EXPECT_EQ(refused_key({"--model.width=4000000000", "--sim.arith=none"}), "model.width");
+  // Of the options set, the one that grew the bound the most over its default: the tokens 62.5 million
+  // times (4e9 / 64) over a width grown 1.8 million times (the weights, 2e10 / 10944), or the width 180
+  // million times (2e12 / 10944) over tokens grown 6.25 million times.
   EXPECT_EQ(refused_key({"--model.width=100000", "--step.tokens=4000000000", "--sim.arith=none"}),
+            "step.tokens");
+  EXPECT_EQ(refused_key({"--model.width=1000000", "--step.tokens=400000000", "--sim.arith=none"}),
             "model.width");
   EXPECT_EQ(refused_key({"--step.tokens=4000000000", "--model.widths=100000,100000", "--sim.arith=none"}),
+            "step.tokens");
+  EXPECT_EQ(refused_key({"--step.tokens=400000000", "--model.widths=1000000,1000000", "--sim.arith=none"}),
             "model.widths");
 
   EXPECT_EQ(refused_key({"--mapping.grid=2049x2048"}), "mapping.grid");
