@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "sim/option_spec.h"
+#include "workloads/arithmetic.h"
 #include "workloads/data.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
@@ -50,7 +51,7 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
     }
   }
   if (!given_for_this_run(config, key)) return std::nullopt;
-  if (sets_values_only(key) && config.get_choice("sim.arith", {"none", "fp32", "fp64"}) == "none")
+  if (sets_values_only(key) && workloads::arithmetic_from_config(config) == workloads::Arithmetic::none)
     return IgnoredOption{
         "only changes the values computed, and counting mode (sim.arith = none) computes none",
         "set sim.arith=fp32 or fp64"};

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -223,18 +224,6 @@ bool run_reads(const std::string& key) {
          section != "theory";
 }
 
-std::string_view name(Arithmetic a) {
-  switch (a) {
-    case Arithmetic::none:
-      return "none";
-    case Arithmetic::fp32:
-      return "fp32";
-    case Arithmetic::fp64:
-      return "fp64";
-  }
-  return "?";
-}
-
 RunSetup setup_from_config(const sim::Config& config) {
   RunSetup s;
   s.model = model_from_config(config);
@@ -267,8 +256,15 @@ RunSetup setup_from_config(const sim::Config& config) {
   if (!config.raw("energy.sram_pj").empty()) s.prices.sram_pj = price_from_config(config, "energy.sram_pj");
   if (!config.raw("energy.flop_pj").empty()) s.prices.flop_pj = price_from_config(config, "energy.flop_pj");
 
-  const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
-  s.arithmetic = arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
+  s.arithmetic = arithmetic_from_config(config);
+  if (s.learning_rate > largest_learning_rate(s.arithmetic)) {  // fp32 only: lr is a finite double
+    char largest[32];
+    std::snprintf(largest, sizeof largest, "%.6g", largest_learning_rate(s.arithmetic));
+    config.fail("train.lr", "is beyond the largest " + std::string(name(s.arithmetic)) + " number (" +
+                                largest +
+                                "), which the tiles update their weights in; give a smaller rate or "
+                                "sim.arith=fp64");
+  }
   s.seed = config.get_uint("sim.seed");
   s.threads = threads_from_config(config);
 

@@ -14,12 +14,11 @@
 #include "sim/config.h"
 #include "sim/energy_prices.h"
 #include "sim/engine.h"
+#include "workloads/arithmetic.h"
 #include "workloads/data.h"
 #include "workloads/model_spec.h"
 
 namespace spatialsim::workloads {
-
-enum class Arithmetic : std::uint8_t { none, fp32, fp64 };
 
 struct RunSetup {
   ModelSpec model;
@@ -55,8 +54,6 @@ std::uint32_t threads_from_config(const sim::Config& config);
 // setups whose exact schedules could reach that limit, and the forward-gradient schedules refuse tangent
 // counts that could (sim::kCountLimit).
 long double pass_bound(const RunSetup& setup);
-
-std::string_view name(Arithmetic a);
 
 // Whether a training run ever reads `key`: every option but those of the commands that train nothing of
 // their own (sweep.*, compare.*, kernel.*, crossover.*, theory.*). Which options a run ignores with the

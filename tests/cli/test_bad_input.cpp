@@ -205,6 +205,15 @@ const BadInputCase kCases[] = {
      "--sim.arith=none",
      "fg.tangents = \"65536\""},
     {"CheckWithoutArithmetic", "--check --sim.arith=none", "check = \"true\""},
+    // A rate the tiles' arithmetic rounds to inf: fp32 SGD turned every zero-gradient weight into inf * 0 =
+    // NaN at train.lr=1e39; split-fg's trunk runs at splitfg.rho * train.lr.
+    {"LearningRateBeyondFp32", "--sim.arith=fp32 --schedule=backprop --train.lr=1e39",
+     "train.lr = \"1e39\" (from command line): is beyond the largest fp32 number (3.40282e+38), which the "
+     "tiles update their weights in; give a smaller rate or sim.arith=fp64"},
+    {"TrunkRateBeyondFp32", "--sim.arith=fp32 --schedule=split-fg --splitfg.rho=1e10 --train.lr=1e30",
+     "splitfg.rho = \"1e10\" (from command line): times train.lr = 1e30 is beyond the largest fp32 number"},
+    {"TrunkRateBeyondFp64", "--sim.arith=fp64 --schedule=split-fg --splitfg.rho=1e10 --train.lr=1e300",
+     "splitfg.rho = \"1e10\" (from command line): times train.lr = 1e300 is beyond the largest fp64 number"},
     // --- an option that applies only with another option's value: refused when that value is missing
     {"CheckToleranceWithoutCheck", "--check_tolerance=0.1",
      "check_tolerance = \"0.1\" (from command line): applies only to --check, which is not set; remove it or "

@@ -1,6 +1,7 @@
 #include "workloads/schedules/forward_gradient_plan.h"
 
 #include "sim/option_spec.h"
+#include "workloads/arithmetic.h"
 #include "workloads/model_spec.h"
 #include "workloads/tangent_generator.h"
 
@@ -25,8 +26,7 @@ ForwardGradientPlan forward_gradient_plan(const sim::Config& config) {
   // The tangents' counter layout numbers at most kMaxLayers layers (docs/tangents.md); a deeper model
   // failed mid-run with the generator's own words. Counting mode draws no tangent.
   const std::uint32_t layers = layers_from_config(config);
-  if (layers > TangentGenerator::kMaxLayers &&
-      config.get_choice("sim.arith", {"none", "fp32", "fp64"}) != "none")
+  if (layers > TangentGenerator::kMaxLayers && arithmetic_from_config(config) != Arithmetic::none)
     config.fail(layers_option(config),
                 "gives " + std::to_string(layers) + " layers, and the forward-gradient schedules' tangents " +
                     "number at most " + std::to_string(TangentGenerator::kMaxLayers) +

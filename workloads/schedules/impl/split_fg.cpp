@@ -7,6 +7,7 @@
 
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "workloads/arithmetic.h"
 #include "workloads/model_spec.h"
 #include "workloads/schedules/forward_gradient_plan.h"
 #include "workloads/schedules/i_schedule.h"
@@ -41,6 +42,15 @@ class SplitForwardGradient final : public Schedule {
                                        "-layer model (the head needs a layer), or 0 for L / 2");
     m_plan.split = split == 0 ? layers / 2 : static_cast<std::uint32_t>(split);
     m_plan.trunk_lr_scale = config.get_nonnegative_double("splitfg.rho");
+    // The trunk's rate, like train.lr itself (setup_from_config), must be a number the tiles hold.
+    const Arithmetic arithmetic = arithmetic_from_config(config);
+    if (arithmetic != Arithmetic::none &&
+        !(m_plan.trunk_lr_scale * config.get_nonnegative_double("train.lr") <=
+          largest_learning_rate(arithmetic)))
+      config.fail("splitfg.rho", "times train.lr = " + config.raw("train.lr") + " is beyond the largest " +
+                                     std::string(name(arithmetic)) +
+                                     " number, which the trunk's tiles update their weights in; give a "
+                                     "smaller rho or train.lr");
   }
   mappings::XStash forward_stash(std::uint32_t layer) const override {
     return layer < m_plan.split ? mappings::XStash::none : mappings::XStash::replicate;
