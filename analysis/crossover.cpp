@@ -1,6 +1,7 @@
 #include "analysis/crossover.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace spatialsim::analysis {
@@ -21,7 +22,10 @@ double crossover_width(const CrossoverModel& m) {
   if (!(quadratic > 0))
     throw std::invalid_argument("crossover: no FLOPs and no weight reads; recomputing would cost nothing");
   const double linear = 2.0 * m.stash_bytes_per_d * m.e_store_pj - m.hop_bytes_per_d * m.e_hop_pj;
-  return std::max(0.0, linear / quadratic);
+  const double width = std::max(0.0, linear / quadratic);
+  if (!std::isfinite(width))
+    throw std::overflow_error("crossover: recomputing costs so little that the crossover width overflows");
+  return width;
 }
 
 CrossoverModel seed000_gpu_model(double hbm_byte_over_flop_ratio, double e_flop_pj) {

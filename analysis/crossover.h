@@ -17,7 +17,8 @@
 //
 // Contract: plain arithmetic on doubles; crossover_width is 0 when recomputing never costs less (the hops
 // of the recompute alone cost more than the store), and throws std::invalid_argument when the model has no
-// quadratic term (no FLOPs and no weight reads: the crossover would be infinite).
+// quadratic term (no FLOPs and no weight reads: the crossover would be infinite), and std::overflow_error
+// when the term is so small that d* overflows a double (energy.flop_pj = 1e-320 gave "d* = inf").
 
 #include "workloads/run_setup.h"
 

@@ -129,9 +129,9 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
         << sim::blas_kernels() << " kernels\n";
   if (s.arithmetic != workloads::Arithmetic::none)
     if (const std::string advice = sim::blas_advice(); !advice.empty()) out << "note    " << advice << "\n";
-  out << "energy  " << s.prices.preset << ": " << format_number(s.prices.hop_pj) << " pJ/byte-hop, "
-      << format_number(s.prices.sram_pj) << " pJ/SRAM byte, " << format_number(s.prices.flop_pj)
-      << " pJ/flop\n";
+  out << "energy  " << sim::prices_source(s.prices) << ": " << format_number(s.prices.hop_pj)
+      << " pJ/byte-hop, " << format_number(s.prices.sram_pj) << " pJ/SRAM byte, "
+      << format_number(s.prices.flop_pj) << " pJ/flop\n";
 }
 
 const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& results,

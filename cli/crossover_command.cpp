@@ -156,6 +156,11 @@ class CrossoverCommand final : public Command {
                     "prices a FLOP at 0 pJ, and seed 000's crossover models price recomputing by its FLOPs "
                     "alone, so recomputing would cost nothing and no crossover width exists; give a "
                     "positive energy.flop_pj, or leave it empty for the preset's price");
+      } catch (const std::overflow_error&) {
+        config.fail("energy.flop_pj",
+                    "prices a FLOP so near 0 pJ that a crossover width, where recomputing stops costing less "
+                    "than stashing, is beyond a double's range; give a larger energy.flop_pj, or leave it "
+                    "empty for the preset's price");
       }
     }
 
@@ -164,9 +169,9 @@ class CrossoverCommand final : public Command {
         << "machine: block " << block.rows << "x" << block.cols << ", b_a " << setup.bytes.activation
         << ", b_p " << setup.bytes.partial_sum << ", b_w " << setup.bytes.weight
         << " bytes, weights read once per " << setup.tokens_per_wavefront
-        << " tokens (step.wavefront); prices " << setup.prices.preset << ": " << setup.prices.hop_pj
-        << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, " << setup.prices.flop_pj
-        << " pJ/flop\n";
+        << " tokens (step.wavefront); prices " << sim::prices_source(setup.prices) << ": "
+        << setup.prices.hop_pj << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, "
+        << setup.prices.flop_pj << " pJ/flop\n";
     if (block.rows != block.cols)
       out << "note: h counts one redistribution hop per element, which the zigzag placement achieves for "
              "square blocks only; between "

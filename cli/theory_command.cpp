@@ -149,7 +149,7 @@ class TheoryCommand final : public Command {
                                      : "")
         << "\n"
         << "  e_sram = " << full(e_sram) << " pJ/byte, e_mac = " << full(e_mac)
-        << " pJ (energy.sram_pj and energy.flop_pj of preset " << setup.prices.preset << ")\n\n";
+        << " pJ (energy.sram_pj and energy.flop_pj; prices " << sim::prices_source(setup.prices) << ")\n\n";
 
     out << "closed forms\n";
     const double hpf = analysis::hops_per_flop(d, k, n, b_a, b_p);
@@ -159,9 +159,14 @@ class TheoryCommand final : public Command {
     print_storage(out, L, p, setup.placement.stages, T_tau, c, d);
     const double depth = analysis::depth_hops(L, n);
     out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
-    if (e_mac == 0) {  // -0 too: no ratio to print (inf, -inf or nan)
-      out << "  reuse_threshold = e_sram / e_mac: none, energy.flop_pj = 0 (a multiply-add costs nothing, so "
-             "no reuse brings a weight read's energy per input down to it)\n\n";
+    // No ratio to print when it is not a number: e_mac = 0 (-0 too), or so small that e_sram / e_mac, or
+    // the counted form's b_w e_sram / (2 e_flop), overflows a double (energy.flop_pj = 1e-320 printed inf).
+    const double b_w = setup.bytes.weight;
+    if (!std::isfinite(analysis::reuse_threshold(e_sram, e_mac)) ||
+        !std::isfinite(analysis::reuse_threshold_as_counted(b_w, e_sram, e_mac)) || e_mac == 0) {
+      out << "  reuse_threshold = e_sram / e_mac: none, energy.flop_pj = " << full(e_mac)
+          << (e_mac == 0 ? " (a multiply-add costs nothing" : " (a multiply-add costs next to nothing")
+          << ", so no reuse brings a weight read's energy per input down to it)\n\n";
     } else {
       print_reuse(out, e_sram, e_mac, setup.bytes.weight);
     }

@@ -27,4 +27,17 @@ EnergyPrices energy_preset(const std::string& name) {
   throw std::out_of_range("unknown energy preset " + name);
 }
 
+std::string prices_source(const EnergyPrices& prices) {
+  const EnergyPrices preset = energy_preset(prices.preset);
+  std::vector<std::string> set;
+  if (prices.hop_pj != preset.hop_pj) set.emplace_back("energy.hop_pj");
+  if (prices.sram_pj != preset.sram_pj) set.emplace_back("energy.sram_pj");
+  if (prices.flop_pj != preset.flop_pj) set.emplace_back("energy.flop_pj");
+  std::string source = prices.preset;
+  for (std::size_t i = 0; i < set.size(); ++i)
+    source += (i == 0 ? ", " : i + 1 == set.size() ? " and " : ", ") + set[i];
+  if (!set.empty()) source += " set";
+  return source;
+}
+
 }  // namespace spatialsim::sim

@@ -25,4 +25,8 @@ const std::vector<EnergyPreset>& energy_presets();
 // Throws std::out_of_range for an unknown name.
 EnergyPrices energy_preset(const std::string& name);
 
+// Where the prices come from, for printed headers: the preset's name, and the prices set over it
+// ("dally2023, energy.hop_pj and energy.flop_pj set"), so a 0 pJ/byte-hop is not read as the preset's.
+std::string prices_source(const EnergyPrices& prices);
+
 }  // namespace spatialsim::sim

@@ -44,6 +44,11 @@ TEST(Crossover, GridLayerByHand) {
   m.flops_per_d2 = 0;
   m.weight_bytes_per_d2 = 0;
   EXPECT_THROW(crossover_width(m), std::invalid_argument);
+  // A quadratic term so small that d* passes a double's range: refused, not "inf".
+  CrossoverModel nearly_free = seed000_gpu_model(67, 1e-320);
+  EXPECT_NEAR(crossover_width(nearly_free), 68.0 / 24.0 * 67.0, 1e-9);  // the ratio alone: finite
+  nearly_free.e_store_pj = 1;  // at the grid's SRAM price: 68 / (24 x 1e-320)
+  EXPECT_THROW(crossover_width(nearly_free), std::overflow_error);
 }
 
 TEST(Crossover, GridModelReadsTheSetup) {

@@ -208,7 +208,16 @@ TEST(ResultsTable, SetupHeader) {
   EXPECT_NE(h.find("4x2 mesh; block 2x2 per layer, placement zigzag"), std::string::npos) << h;
   EXPECT_NE(h.find("64 tokens in 8 wavefronts of 8"), std::string::npos) << h;
   EXPECT_NE(h.find("arith   none"), std::string::npos) << h;
-  EXPECT_NE(h.find("dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos) << h;
+  EXPECT_NE(h.find("energy  dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos)
+      << h;
+  // A price set over the preset is named: "dally2023: 0 pJ/byte-hop" read as the preset's price.
+  s.prices.hop_pj = 0;
+  std::ostringstream priced;
+  write_setup_header(priced, s);
+  EXPECT_NE(priced.str().find("energy  dally2023, energy.hop_pj set: 0 pJ/byte-hop, 1 pJ/SRAM byte"),
+            std::string::npos)
+      << priced.str();
+  s.prices.hop_pj = 0.4;
   EXPECT_EQ(h.find("stage"), std::string::npos) << h;     // fully spatial: nothing said
   EXPECT_EQ(h.find("OpenBLAS"), std::string::npos) << h;  // counting mode multiplies nothing
 

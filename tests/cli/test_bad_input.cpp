@@ -374,6 +374,8 @@ const BadInputCase kCases[] = {
      "compare.depth_factors = \"\" (from command line): lists no factor; give two or more"},
     {"CrossoverWithoutWidths",
      "crossover --crossover.widths=", "crossover.widths = \"\" (from command line): lists no width"},
+    {"CrossoverWithANearlyFreeFlop", "crossover --energy.flop_pj=1e-320",
+     "energy.flop_pj = \"1e-320\" (from command line): prices a FLOP so near 0 pJ that a crossover width"},
     // A row for a layer narrower than the block (it printed energies for an 8 x 8 layer on 40x40 tiles).
     {"CrossoverWidthNarrowerThanTheBlock", "crossover --mapping.block=40x30 --crossover.widths=64,8,16",
      "crossover.widths = \"64,8,16\" (from command line): lists 8, narrower than the 40x30 block "

@@ -125,6 +125,28 @@ TEST(TheoryCommand, AFreeFlopHasNoReuseThreshold) {
   }
 }
 
+// A price so small that e_sram / e_mac overflows a double is no threshold either (it printed "= inf").
+TEST(TheoryCommand, ANearlyFreeFlopHasNoReuseThreshold) {
+  const BinaryRun r = run_binary("theory --energy.flop_pj=1e-320 --energy.sram_pj=1e6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac: none, energy.flop_pj = ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "costs next to nothing")) << r.out;
+  for (const char* word : {"= inf", "(inf", "nan"}) EXPECT_FALSE(contains(r.out, word)) << r.out;
+}
+
+// Prices set over the preset are named as set, not as the preset's (the header said "of preset dally2023").
+TEST(TheoryCommand, PricesSetOverThePresetAreNamed) {
+  const BinaryRun set = run_binary("theory --energy.sram_pj=2 --energy.flop_pj=0.25");
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_TRUE(contains(set.out,
+                       "e_sram = 2 pJ/byte, e_mac = 0.25 pJ (energy.sram_pj and energy.flop_pj; "
+                       "prices dally2023, energy.sram_pj and energy.flop_pj set)"))
+      << set.out;
+  const BinaryRun preset = run_binary("theory --energy.preset=dally2022");
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  EXPECT_TRUE(contains(preset.out, "(energy.sram_pj and energy.flop_pj; prices dally2022)")) << preset.out;
+}
+
 // The largest stash constant the refusal suggests is accepted (1.8e304 was suggested, above the limit).
 TEST(TheoryCommand, TheSuggestedStashConstantIsAccepted) {
   const BinaryRun refused = run_binary("theory --theory.stash_constant=1e305");
