@@ -42,7 +42,7 @@ struct GridShape {
 //   starts so that a user is not left waiting without a word; empty otherwise.
 class Kernel : public sim::MessageHandler {
  public:
-  static constexpr std::string_view kRegistryHeading = "kernels (spatialsim kernel --kernel=NAME)";
+  static constexpr std::string_view kRegistryHeading = "kernels (kernel.name)";
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
   virtual void validate(const GridShape& grid) const = 0;

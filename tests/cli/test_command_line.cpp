@@ -480,8 +480,8 @@ TEST(Binary, HelpAndListExitZero) {
   EXPECT_NE(help.out.find("--sweep.resume <bool>"), std::string::npos);
   // An option whose values are a registry's names, the activations, the losses or the presets lists them
   // from where they are registered, under its help line.
-  for (const char* key : {"mapping.placement", "train.optimizer", "schedule", "model.activation",
-                          "model.loss", "energy.preset"}) {
+  for (const char* key : {"mapping.placement", "train.optimizer", "schedule", "kernel.name",
+                          "model.activation", "model.loss", "energy.preset"}) {
     const auto at = help.out.find(std::string("--") + key + " <");
     ASSERT_NE(at, std::string::npos) << key;
     const auto next = help.out.find("\n  --", at + 1);
