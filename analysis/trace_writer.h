@@ -27,10 +27,9 @@ class RunTraces {
  public:
   RunTraces(std::size_t schedules, bool enabled);
 
-  bool enabled() const { return !m_recorders.empty(); }
   // For workloads::run_schedules: one per schedule, in order; empty when disabled.
   const std::vector<workloads::StepObserver*>& observers() const { return m_observers; }
-  // Contract: enabled() and k < schedules.
+  // Contract: constructed enabled, and k < schedules.
   const TraceData& data(std::size_t k) const { return m_recorders.at(k)->data(); }
 
  private:

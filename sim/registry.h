@@ -4,13 +4,15 @@
 // name users write in the config, with a one-line description that `spatialsim --list` prints.
 //
 // Usage (in the implementation's .cpp):
-//   namespace { const sim::Registry<Placement>::Registration reg{
+//   namespace { const sim::Registry<PlacementStrategy>::Registration reg{
 //       "rowmajor", "naive: equal cells in row-major order",
 //       [](const sim::Config&) { return std::make_unique<RowMajorPlacement>(); }}; }
-//   auto p = sim::Registry<Placement>::create("rowmajor", cfg);
+//   auto p = sim::Registry<PlacementStrategy>::create("rowmajor", cfg);
 //
-// The heading `spatialsim --list` prints above a registry comes from the interface itself:
-//   class Placement { public: static constexpr std::string_view kRegistryHeading = "placements"; ... };
+// The heading `spatialsim --list` prints above a registry comes from the interface itself, the kind and,
+// in parentheses, the option that picks one (`--help` lists the registered names under that option):
+//   class PlacementStrategy { public:
+//     static constexpr std::string_view kRegistryHeading = "placements (mapping.placement)"; ... };
 // Without it the demangled interface name is used. Every registry that has at least one registration
 // appears in sim::registry_catalogue(), so the front end lists them all without knowing their types.
 

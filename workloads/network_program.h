@@ -69,9 +69,8 @@ class NetworkProgram final : public sim::MessageHandler,
   // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
   // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
   mappings::SlotCensus wavefront_census() const;
-  // Forward gradients: layers 0..trunk_layers()-1 carry tangents (0: an exact schedule), and the K scalars
-  // d_k of the last step started (empty before the step has reduced them, and in counting mode).
-  std::uint32_t trunk_layers() const { return m_trunk; }
+  // Forward gradients: the K scalars d_k of the last step started (empty before the step has reduced them,
+  // in counting mode, and for an exact schedule).
   std::vector<double> tangent_scalars() const {
     return m_scalars ? m_scalars->totals() : std::vector<double>{};
   }

@@ -60,10 +60,6 @@ class TangentGenerator {
   // once per step.
   TangentGenerator(TangentKind kind, std::uint64_t seed, std::uint64_t step);
 
-  TangentKind kind() const { return m_kind; }
-  std::uint64_t seed() const { return m_seed; }
-  std::uint64_t step() const { return m_step; }
-
   // One element of v_k: W_layer(row, col) (row: input index, col: output index; W is d_in x d_out as in
   // docs/conventions-math.md), or b_layer(col).
   double weight(std::uint32_t layer, std::uint32_t k, std::uint32_t row, std::uint32_t col) const;

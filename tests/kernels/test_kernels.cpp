@@ -299,8 +299,11 @@ TEST(KernelValidate, CannonAnnouncesALongRun) {
   EXPECT_NE(note.find("1182x1182"), std::string::npos) << note;
   EXPECT_NE(note.find("3.3e+09 message deliveries: about 20 minutes"), std::string::npos) << note;
   EXPECT_NE(cannon->long_run_note({384, 384}).find("about 42 s"), std::string::npos);
-  for (const auto& [n, entry] : KernelRegistry::all())
-    if (n != "cannon") EXPECT_EQ(make(n)->long_run_note({2048, 2048}), "") << n;
+  for (const auto& [n, entry] : KernelRegistry::all()) {
+    if (n != "cannon") {
+      EXPECT_EQ(make(n)->long_run_note({2048, 2048}), "") << n;
+    }
+  }
 }
 
 TEST(KernelRunner, CountsUsableLinks) {

@@ -13,7 +13,6 @@ namespace spatialsim::workloads {
 class GeneratedTangents final : public mappings::TangentSource {
  public:
   explicit GeneratedTangents(TangentGenerator generator) : m_generator(generator) {}
-  const TangentGenerator& generator() const { return m_generator; }
 
   void fill_weights(std::uint32_t layer, std::uint32_t k, mappings::Range rows, mappings::Range cols,
                     std::uint32_t d_out, float* out) const override {

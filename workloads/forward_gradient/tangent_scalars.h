@@ -54,8 +54,6 @@ class TangentScalars {
                  std::uint32_t depth, sim::Cycle ready);
   void on_message(sim::Engine& engine, const sim::Message& message);
   const std::vector<double>& totals() const { return m_totals; }
-  const mappings::ScalarTree& reduce_tree() const { return m_reduce; }
-  const mappings::ScalarTree& broadcast_tree() const { return m_broadcast; }
 
  private:
   struct Node {

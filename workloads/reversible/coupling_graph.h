@@ -76,7 +76,6 @@ class CouplingGraph {
   const std::vector<std::uint32_t>& out_edges(std::uint32_t value) const { return m_out[value]; }
   const std::vector<std::uint32_t>& lanes_into(std::uint32_t layer) const { return m_lanes_into[layer]; }
   std::uint32_t skip_into(std::uint32_t value) const { return m_skip_into[value]; }  // kNone for a_0, b_0
-  std::uint32_t skip_out(std::uint32_t value) const { return m_skip_out[value]; }    // kNone for a_L, b_L
 
   // Pieces arriving at lane `row` of `layer` (over all edges into it).
   std::uint32_t lane_pieces(std::uint32_t layer, std::uint32_t row) const;

@@ -1,6 +1,6 @@
 // `split-fg` (seed 003): layers splitfg.split.. (the head) train by exact backprop, stashing their inputs;
 // layers 0..split-1 (the trunk) carry K tangent streams as in `forward-gradient`. The tangents dh_k of the
-// split activations wait on the split tiles (storage `tangent`) until the head's backward pass delivers
+// split activations wait on the split tiles (as `stash` storage) until the head's backward pass delivers
 // u = dL/dh there; d_k = <u, dh_k> is reduced and broadcast to the trunk tiles only. The trunk's learning
 // rate is splitfg.rho * train.lr (a step scale, not a gradient scale: Adam would undo the latter).
 // docs/forward-gradients.md.
