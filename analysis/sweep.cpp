@@ -40,12 +40,6 @@ const std::set<std::string, std::less<>> kNotResultKeys = {"out",
 // intent, and every point's setup is held in memory.
 constexpr std::size_t kMaxPoints = 100000;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   while (true) {
@@ -216,11 +210,11 @@ std::vector<Metric> sweep_metric_schema() {
 std::vector<SweepAxis> parse_vary(const sim::Config& base) {
   std::vector<SweepAxis> axes;
   const std::string text = base.get_string("sweep.vary");
-  if (trim(text).empty()) return axes;
+  if (sim::trim_blanks(text).empty()) return axes;
   for (const std::string_view part : split(text, ';')) {
     const auto eq = part.find('=');
-    const std::string key(trim(part.substr(0, eq)));
-    const std::string shown = "\"" + std::string(trim(part)) + "\"";
+    const std::string key(sim::trim_blanks(part.substr(0, eq)));
+    const std::string shown = "\"" + std::string(sim::trim_blanks(part)) + "\"";
     if (eq == std::string_view::npos || key.empty())
       base.fail("sweep.vary", shown + " must be KEY=V1,V2,... (for example model.depth=2,4,8)");
     if (key.starts_with("sweep."))
@@ -239,7 +233,7 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
     // column, no slopes.
     SweepAxis axis{key, {}, sim::OptionTable::find(key)->unit != "bool", {}};
     for (const std::string_view raw : split(part.substr(eq + 1), ',')) {
-      const std::string value(trim(raw));
+      const std::string value(sim::trim_blanks(raw));
       if (value.empty())
         base.fail("sweep.vary", key + " must list at least one value, comma-separated, without empty values");
       if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())

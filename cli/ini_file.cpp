@@ -10,12 +10,6 @@ namespace spatialsim::cli {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
@@ -79,14 +73,14 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
     std::string_view raw = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);  // files written on Windows
-    const auto line = trim(raw);
+    const auto line = sim::trim_blanks(raw);
 
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
 
     if (line.front() == '[') {
       if (line.back() != ']')
         fail_at(source, line_no, "", "a section header must be [name] alone on its line, got " + shown(line));
-      const auto name = trim(line.substr(1, line.size() - 2));
+      const auto name = sim::trim_blanks(line.substr(1, line.size() - 2));
       if (!is_name(name))
         fail_at(source, line_no, "",
                 "a section name must be letters, digits, '_' or '-' (no nesting), got " + shown(line));
@@ -98,7 +92,7 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
     if (eq == std::string_view::npos)
       fail_at(source, line_no, "",
               "expected \"key = value\", \"[section]\" or a comment, got " + shown(line));
-    const auto key = trim(line.substr(0, eq));
+    const auto key = sim::trim_blanks(line.substr(0, eq));
     const bool valid_key = section.empty() ? is_dotted_name(key) : is_name(key);
     if (!valid_key)
       fail_at(source, line_no, "",
@@ -111,7 +105,7 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
     if (!inserted)
       fail_at(source, line_no, full_key,
               full_key + " is set twice in this file (first on line " + std::to_string(it->second) + ")");
-    entries.push_back({std::move(full_key), std::string(trim(line.substr(eq + 1))), line_no});
+    entries.push_back({std::move(full_key), std::string(sim::trim_blanks(line.substr(eq + 1))), line_no});
   }
   return entries;
 }

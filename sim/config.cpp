@@ -75,19 +75,13 @@ bool parse_whole(std::string_view s, T& out) {
   return ec == std::errc{} && ptr == end;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "a, b,c" -> {"a", "b", "c"}; "" -> {}. An empty element ("a,,b", "a,") makes the whole list invalid.
 bool split_list(std::string_view s, std::vector<std::string_view>& out) {
   out.clear();
-  if (trim(s).empty()) return true;
+  if (trim_blanks(s).empty()) return true;
   while (true) {
     auto comma = s.find(',');
-    auto item = trim(s.substr(0, comma));
+    auto item = trim_blanks(s.substr(0, comma));
     if (item.empty()) return false;
     out.push_back(item);
     if (comma == std::string_view::npos) return true;
@@ -106,6 +100,12 @@ const std::string kUint64Max = std::to_string(std::numeric_limits<std::uint64_t>
 const std::string kUint32Max = std::to_string(std::numeric_limits<std::uint32_t>::max());
 
 }  // namespace
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 
 std::string_view shown_part(std::string_view text) {
   constexpr std::size_t kMaxShown = 80;

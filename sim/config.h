@@ -38,6 +38,10 @@ class ConfigError : public std::runtime_error {
 // character boundary (half a character is not text). The caller adds "..." when it is shorter than `text`.
 std::string_view shown_part(std::string_view text);
 
+// `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary
+// values are read.
+std::string_view trim_blanks(std::string_view text);
+
 class Config {
  public:
   void set(const std::string& key, std::string value, std::string origin);
