@@ -22,6 +22,11 @@
 namespace spatialsim::analysis {
 namespace {
 
+const sim::OptionRegistration options{
+    {"sweep.vary", "list",
+     "KEY=V1,V2[;KEY=...]: run every combination of the listed values; empty: no sweep (--vary)"},
+};
+
 // Keys that say where results go, how fast they come or what the command does with them, not what they
 // are: varying them would repeat the same runs (and the sweep applies machine.on_overflow once, to all
 // its jobs), and they stay out of the job hash so that a resumed sweep may change them.

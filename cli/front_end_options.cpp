@@ -15,9 +15,6 @@ const sim::OptionRegistration options{
      "record every message and every change of stashed storage into /runs/<schedule>/trace (memory "
      "grows with the messages: for small runs)"},
     {"chrome_trace", "path", "write a Chrome trace-event JSON file here; empty: none"},
-    {"sweep.vary", "list",
-     "KEY=V1,V2[;KEY=...]: run every combination of the listed values; empty: no sweep (--vary)"},
-    {"sweep.resume", "bool", "skip the sweep points already present in the output file"},
 };
 
 }  // namespace

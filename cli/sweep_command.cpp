@@ -28,10 +28,15 @@
 #include "cli/embedded_default_config.h"
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
+#include "sim/option_spec.h"
 #include "workloads/run_setup.h"
 
 namespace spatialsim::cli {
 namespace {
+
+const sim::OptionRegistration options{
+    {"sweep.resume", "bool", "skip the sweep points already present in the output file"},
+};
 
 // The columns of the console table besides the point's values; the file has every metric.
 constexpr const char* kShownMetrics[] = {"byte_hops", "peak_stash_bytes", "inflight_byte_cycles_per_token",
