@@ -36,22 +36,10 @@
 #include "mappings/tangent_source.h"
 #include "mappings/values.h"
 #include "mappings/wavefront_slots.h"
+#include "mappings/x_stash.h"
 #include "sim/engine.h"
 
 namespace spatialsim::mappings {
-
-// What a forward pass leaves behind for the backward pass of the same wavefront.
-enum class XStash : std::uint8_t {
-  none,         // nothing (inference, or layers that will be recomputed)
-  replicate,    // every tile of row i keeps X[:, I_i]; output tiles keep Z if the activation needs it
-  rebroadcast,  // only the lane entry keeps X[:, I_i] and rebroadcasts it along the row in backward
-  checkpoint,   // only the lane entry keeps X[:, I_i], as a restart point for recomputing (no backward)
-};
-
-// Whether a forward pass under `stash` leaves what this layer's own backward pass needs.
-constexpr bool prepares_backward(XStash stash) {
-  return stash == XStash::replicate || stash == XStash::rebroadcast;
-}
 
 // message.port values used by blocks. Programs that host blocks use values from kFirstProgramPort on.
 // tangent_shadow: the byte count of the tangent streams riding with a forward message (values travel in the

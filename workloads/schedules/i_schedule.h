@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mappings/weight_stationary_block.h"
+#include "mappings/x_stash.h"
 #include "sim/registry.h"
 #include "workloads/tangent_generator.h"
 
