@@ -67,12 +67,16 @@ struct TileCounters {
 
 namespace spatialsim::sim {
 
-// The one-line error for a storage integral past kCountLimit (StorageLedger::byte_cycles, and summed over
-// steps below): what passed, and the options that make it large.
+// A storage integral past kCountLimit (StorageLedger::byte_cycles, and summed over steps below). The engine
+// says what passed; which options of a run made it large is for the caller that knows them to add
+// (workloads::run_schedule).
+class CountLimitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 inline std::string byte_cycles_too_large(const std::string& what) {
-  return what +
-         " of this run passed 2^62, the largest count the simulator reports exactly; give fewer "
-         "step.tokens or train.steps, a smaller machine.hop_latency or step.interval, or narrower layers";
+  return what + " of this run passed 2^62, the largest count the simulator reports exactly";
 }
 
 // Adds the counters of a step that ran after `total`'s: traffic, work, time and integrals add up; depth
@@ -92,7 +96,7 @@ inline void accumulate_sequential(Counters& total, const Counters& step) {
   total.makespan_cycles += step.makespan_cycles;
   total.depth = std::max(total.depth, step.depth);
   if (static_cast<long double>(total.inflight_byte_cycles) + step.inflight_byte_cycles >= kCountLimit)
-    throw std::invalid_argument(byte_cycles_too_large("inflight_byte_cycles, summed over the steps,"));
+    throw CountLimitError(byte_cycles_too_large("inflight_byte_cycles, summed over the steps,"));
   total.inflight_byte_cycles += step.inflight_byte_cycles;
   total.peak_stash_bytes = std::max(total.peak_stash_bytes, step.peak_stash_bytes);
   total.peak_tile_stash_bytes = std::max(total.peak_tile_stash_bytes, step.peak_tile_stash_bytes);

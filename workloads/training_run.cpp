@@ -129,14 +129,20 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
   RunResult result;
   result.schedule = schedule_name;
   const bool fp64 = setup.arithmetic == Arithmetic::fp64;
-  if (setup.model.kind == ModelKind::reversible) {  // docs/reversible.md
-    result = fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, options,
-                                                                    std::move(result))
-                  : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, options,
-                                                                   std::move(result));
-  } else {
-    result = fp64 ? run_with<double, NetworkProgram>(setup, config, *schedule, options, std::move(result))
-                  : run_with<float, NetworkProgram>(setup, config, *schedule, options, std::move(result));
+  try {
+    if (setup.model.kind == ModelKind::reversible) {  // docs/reversible.md
+      result = fp64 ? run_with<double, reversible::ReversibleProgram>(setup, config, *schedule, options,
+                                                                      std::move(result))
+                    : run_with<float, reversible::ReversibleProgram>(setup, config, *schedule, options,
+                                                                     std::move(result));
+    } else {
+      result = fp64 ? run_with<double, NetworkProgram>(setup, config, *schedule, options, std::move(result))
+                    : run_with<float, NetworkProgram>(setup, config, *schedule, options, std::move(result));
+    }
+  } catch (const sim::CountLimitError& e) {  // the engine names the count; the run, what made it large
+    throw std::invalid_argument(std::string(e.what()) +
+                                "; give fewer step.tokens or train.steps, a smaller machine.hop_latency or "
+                                "step.interval, or narrower layers");
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
