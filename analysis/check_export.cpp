@@ -63,12 +63,11 @@ void write_tangent_export(Hdf5File& file, const workloads::RunSetup& setup,
   const std::string group = run_group(result.schedule) + "/check";
   const std::vector<double>& d = result.first_step_tangent_scalars;
   file.write_array(group + "/tangent_scalars", std::span<const double>(d), {}, "1");
-  const std::uint32_t layers = setup.model.layers();
-  const std::uint32_t trunk = plan.split == 0 ? layers : plan.split;
+  const std::uint32_t trunk = plan.trunk_layers(setup.model.layers());
   file.set_attribute(group, "tangent_kind", std::string(workloads::name(plan.kind)));
-  file.set_attribute(group, "tangent_seed", plan.seed == 0 ? setup.seed : plan.seed);
+  file.set_attribute(group, "tangent_seed", plan.seed_in(setup.seed));
   file.set_attribute(group, "trunk_layers", static_cast<std::uint64_t>(trunk));
-  const workloads::TangentGenerator gen(plan.kind, plan.seed == 0 ? setup.seed : plan.seed, /*step=*/0);
+  const workloads::TangentGenerator gen(plan.kind, plan.seed_in(setup.seed), /*step=*/0);
   workloads::reference::DenseMlp net;
   for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
   for (std::uint32_t k = 0; k < plan.tangents; ++k) {

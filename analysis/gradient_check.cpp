@@ -124,11 +124,11 @@ GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const wor
   for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
   const auto& data = result.first_step_data;
   const std::uint32_t layers = setup.model.layers();
-  const std::uint32_t trunk = plan.split == 0 ? layers : plan.split;
+  const std::uint32_t trunk = plan.trunk_layers(layers);
 
   GradientCheck check;
   check.schedule = result.schedule;
-  const workloads::TangentGenerator gen(plan.kind, plan.seed == 0 ? setup.seed : plan.seed, /*step=*/0);
+  const workloads::TangentGenerator gen(plan.kind, plan.seed_in(setup.seed), /*step=*/0);
   std::vector<double> expected(plan.tangents);
   for (std::uint32_t k = 0; k < plan.tangents; ++k) {
     const auto v = workloads::reference::tangent_direction(net, gen, k, trunk);

@@ -52,7 +52,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
       throw std::logic_error("network: the forward-gradient plan splits at layer " +
                              std::to_string(m_fg->split) + ", leaving no head in a " + std::to_string(L) +
                              "-layer model");
-    m_trunk = m_fg->split == 0 ? L : m_fg->split;
+    m_trunk = m_fg->trunk_layers(L);
   }
   std::vector<mappings::BlockSpec> specs = block_specs(m_setup);
   for (std::uint32_t l = 0; l < L; ++l) {

@@ -40,8 +40,8 @@ void NetworkProgram<T>::setup_forward_gradient() {
 
 template <typename T>
 void NetworkProgram<T>::begin_forward_gradient_step() {
-  const std::uint64_t seed = m_fg->seed != 0 ? m_fg->seed : m_setup.seed;
-  m_tangents = std::make_unique<GeneratedTangents>(TangentGenerator(m_fg->kind, seed, m_steps_started));
+  m_tangents = std::make_unique<GeneratedTangents>(
+      TangentGenerator(m_fg->kind, m_fg->seed_in(m_setup.seed), m_steps_started));
   for (std::uint32_t l = 0; l < m_trunk; ++l) m_blocks[l]->set_tangent_source(m_tangents.get());
   m_scalars->reset();
 }

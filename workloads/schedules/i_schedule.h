@@ -39,6 +39,11 @@ struct ForwardGradientPlan {
   std::uint64_t seed = 0;                    // of the tangents; 0: the run's seed (sim.seed)
   std::uint32_t split = 0;      // 0: the whole network is the trunk; else trunk = layers 0..split-1
   double trunk_lr_scale = 1.0;  // rho: the trunk's learning rate is rho * train.lr
+
+  // The layers 0..trunk_layers(L)-1 of an L-layer model that carry tangents.
+  std::uint32_t trunk_layers(std::uint32_t layers) const { return split == 0 ? layers : split; }
+  // The tangents' seed in a run seeded `run_seed`.
+  std::uint64_t seed_in(std::uint64_t run_seed) const { return seed == 0 ? run_seed : seed; }
 };
 
 class Schedule {
