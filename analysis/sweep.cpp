@@ -166,11 +166,9 @@ std::vector<std::string> parse_schedules(const sim::Config& base) {
   if (schedules.empty())
     base.fail("schedule", "must name at least one schedule (for example forward,backprop)");
   for (std::size_t i = 0; i < schedules.size(); ++i) {
-    if (!workloads::ScheduleRegistry::contains(schedules[i])) {
-      std::string known;
-      for (const auto& n : workloads::ScheduleRegistry::names()) known += (known.empty() ? "" : ", ") + n;
-      base.fail("schedule", "unknown schedule " + schedules[i] + "; known: " + known);
-    }
+    if (!workloads::ScheduleRegistry::contains(schedules[i]))
+      base.fail("schedule", "unknown schedule " + schedules[i] +
+                                "; known: " + sim::joined(workloads::ScheduleRegistry::names()));
     if (std::find(schedules.begin(), schedules.begin() + static_cast<std::ptrdiff_t>(i), schedules[i]) !=
         schedules.begin() + static_cast<std::ptrdiff_t>(i))
       base.fail("schedule", "lists " + schedules[i] + " twice; give each schedule once");

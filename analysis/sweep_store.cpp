@@ -156,9 +156,7 @@ std::string vary_text(const std::vector<SweepAxis>& axes) {
 }
 
 std::string schedules_text(const std::vector<std::string>& schedules) {
-  std::string s;
-  for (const auto& n : schedules) s += (s.empty() ? "" : ",") + n;
-  return s;
+  return sim::joined(schedules, ",");
 }
 
 }  // namespace

@@ -49,8 +49,7 @@ bool is_bool_option(const std::string& key) {
 }
 
 std::string commands_text() {
-  std::string out;
-  for (const auto& name : CommandRegistry::names()) out += (out.empty() ? "" : ", ") + name;
+  const std::string out = sim::joined(CommandRegistry::names());
   return out.empty() ? "(none registered)" : out;
 }
 

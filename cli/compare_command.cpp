@@ -51,12 +51,6 @@ const sim::OptionRegistration options{
      "byte-cycles and depth beside the closed forms, the difference split by cause (docs/theory.md)"},
 };
 
-std::string joined(const std::vector<std::string>& names, std::string_view separator = ",") {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : std::string(separator)) + n;
-  return out;
-}
-
 // The scaling runs as a sweep over model.depth, so that they follow the sweep's G >= 2L rule (step.tokens
 // raised unless the user set it) and its validation. Returns an empty plan when there is one factor.
 std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
@@ -114,7 +108,7 @@ std::optional<analysis::SweepPlan> plan_scaling(const sim::Config& config,
   }
   sim::Config base = config;
   base.set("sweep.vary", "model.depth=" + values, "compare (compare.depth_factors)");
-  base.set("schedule", joined(schedules), "compare (every applicable schedule)");
+  base.set("schedule", sim::joined(schedules, ","), "compare (every applicable schedule)");
   return analysis::plan_sweep(base, "depth-scaling run (compare.depth_factors)");
 }
 
@@ -167,8 +161,7 @@ void note_unfilled_pipelines(std::ostream& out, const analysis::SweepPlan& plan,
 // Options compare's runs would ignore (cli/run_options.h): a schedule's options when that schedule does not
 // run on this model kind, and the options that apply only with another option's value.
 void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules) {
-  std::string runs;
-  for (const auto& s : schedules) runs += (runs.empty() ? "" : ", ") + s;
+  const std::string runs = sim::joined(schedules);
   for (const auto& key : config.keys()) {
     const auto ignored = why_a_run_ignores(config, schedules, key);
     if (!ignored) continue;
@@ -214,7 +207,7 @@ class CompareCommand final : public Command {
     analysis::write_setup_header(std::cout, setup);
     std::cout << "compare: every schedule that runs on model.kind = "
               << (setup.model.kind == workloads::ModelKind::reversible ? "reversible" : "mlp") << ": "
-              << joined(schedules, ", ") << "\n";
+              << sim::joined(schedules) << "\n";
     for (const auto& why : left_out)
       std::cout << "compare: left out, as this model cannot run it: " << why << '\n';
     std::cout << '\n';
@@ -231,7 +224,7 @@ class CompareCommand final : public Command {
       // config.schedule as run: compare does not read `schedule`, so the root attribute names the
       // schedules it took from the registry (the same list as /runs/schedules), not the default's.
       sim::Config recorded = config;
-      recorded.set("schedule", joined(schedules), "compare (every applicable schedule)");
+      recorded.set("schedule", sim::joined(schedules, ","), "compare (every applicable schedule)");
       analysis::write_results(file, recorded, setup, results, analysis::find_run(results, "forward"),
                               kProgramVersion);
       analysis::write_compare(file, scaling, verdicts, baseline);

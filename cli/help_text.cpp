@@ -44,9 +44,7 @@ std::string registered_names(const std::string& key, const std::vector<sim::Cata
     for (const auto& preset : sim::energy_presets()) names.push_back(preset.name);
   if (key == "model.activation") names = mappings::activation_names();
   if (key == "model.loss") names = workloads::loss_names();
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
+  return sim::joined(names);
 }
 
 }  // namespace

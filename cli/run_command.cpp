@@ -99,15 +99,6 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
   return all_passed;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
-}
-
 // The selected schedules, in the order given. Each must be registered, once, and run on the model (a
 // schedule the model cannot run is named before its options are read: revolve.slots above a reversible
 // model's count was refused first). Each then reads and checks its options, before any run.
@@ -115,11 +106,11 @@ std::vector<std::string> selected_schedules(const sim::Config& config) {
   const auto registered = workloads::ScheduleRegistry::names();
   const auto names = config.get_string_list("schedule");
   if (names.empty())
-    config.fail("schedule", "must name at least one schedule; registered: " + joined(registered));
+    config.fail("schedule", "must name at least one schedule; registered: " + sim::joined(registered));
   std::set<std::string> seen;
   for (const auto& n : names) {
     if (!workloads::ScheduleRegistry::contains(n))
-      config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + joined(registered));
+      config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + sim::joined(registered));
     if (!seen.insert(n).second) config.fail("schedule", "names " + n + " twice; list each schedule once");
   }
   const workloads::ModelSpec model = workloads::model_from_config(config);

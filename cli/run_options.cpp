@@ -12,12 +12,6 @@
 namespace spatialsim::cli {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 bool selected(const std::vector<std::string>& schedules, const std::string& name) {
   return std::find(schedules.begin(), schedules.end(), name) != schedules.end();
 }
@@ -45,7 +39,7 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
     if (!owners.empty() &&
         std::none_of(owners.begin(), owners.end(), [&](const auto& o) { return selected(schedules, o); })) {
       const std::string who = owners.size() == 1 ? "schedule " + owners[0] + ", which is not"
-                                                 : "schedules " + joined(owners) + ", none of which is";
+                                                 : "schedules " + sim::joined(owners) + ", none of which is";
       return IgnoredOption{"is an option of " + who + " selected (schedule = " + config.raw("schedule") + ")",
                            "add " + owners[0] + " to schedule"};
     }

@@ -226,8 +226,7 @@ class SweepCommand final : public Command {
   // How the user asked for an axis, as they wrote it: "--vary train.lr=0.1,0.2", or
   // "sweep.vary (train.lr=0.1,0.2, from s.ini)" when it came from a --config file.
   static std::string varied_by(const sim::Config& config, const analysis::SweepAxis& axis) {
-    std::string values;
-    for (const auto& v : axis.values) values += (values.empty() ? "" : ",") + v;
+    const std::string values = sim::joined(axis.values, ",");
     const std::string& vary_origin = config.origin("sweep.vary");
     return vary_origin == "command line"
                ? "--vary " + axis.key + "=" + values

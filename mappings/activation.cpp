@@ -4,6 +4,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "sim/text.h"
+
 namespace spatialsim::mappings {
 
 namespace {
@@ -68,8 +70,7 @@ Activation parse_activation(std::string_view name) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == name) return static_cast<Activation>(i);
   }
-  std::string accepted;
-  for (const auto& n : names) accepted += (accepted.empty() ? "" : ", ") + n;
+  const std::string accepted = sim::joined(names);
   throw std::invalid_argument("unknown activation '" + std::string(name) + "' (accepted: " + accepted + ")");
 }
 

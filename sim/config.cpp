@@ -101,20 +101,6 @@ const std::string kUint32Max = std::to_string(std::numeric_limits<std::uint32_t>
 
 }  // namespace
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::string_view shown_part(std::string_view text) {
-  constexpr std::size_t kMaxShown = 80;
-  if (text.size() <= kMaxShown) return text;
-  std::size_t n = kMaxShown;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // not inside a character
-  return text.substr(0, n);
-}
-
 void Config::set(const std::string& key, std::string value, std::string origin) {
   std::optional<std::string> default_value;
   if (auto it = m_values.find(key); it != m_values.end())
@@ -215,12 +201,9 @@ std::string Config::get_choice(const std::string& key,
 
 std::string Config::get_choice(const std::string& key, const std::vector<std::string>& choices) const {
   const auto& v = raw(key);
-  std::string accepted;
-  for (const auto& c : choices) {
+  for (const auto& c : choices)
     if (c == v) return v;
-    accepted += (accepted.empty() ? "" : ", ") + c;
-  }
-  fail(key, "must be one of: " + accepted);
+  fail(key, "must be one of: " + joined(choices));
 }
 
 std::vector<std::uint64_t> Config::get_positive_list(const std::string& key) const {

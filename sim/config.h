@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/text.h"
+
 namespace spatialsim::sim {
 
 class ConfigError : public std::runtime_error {
@@ -33,14 +35,6 @@ class ConfigError : public std::runtime_error {
  private:
   std::string m_key;
 };
-
-// The part of a word from argv or a file that an error message shows: at most 80 bytes, cut at a UTF-8
-// character boundary (half a character is not text). The caller adds "..." when it is shorter than `text`.
-std::string_view shown_part(std::string_view text);
-
-// `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary
-// values are read.
-std::string_view trim_blanks(std::string_view text);
 
 class Config {
  public:

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/text.h"
+
 namespace spatialsim::workloads {
 
 namespace {
@@ -65,8 +67,7 @@ Loss parse_loss(std::string_view name) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == name) return static_cast<Loss>(i);
   }
-  std::string accepted;
-  for (const auto& n : names) accepted += (accepted.empty() ? "" : ", ") + n;
+  const std::string accepted = sim::joined(names);
   throw std::invalid_argument("unknown loss '" + std::string(name) + "' (accepted: " + accepted + ")");
 }
 

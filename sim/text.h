@@ -1,0 +1,31 @@
+#pragma once
+// Small text helpers the error messages and readers share: what part of a word to show, blanks trimmed,
+// names joined into a list.
+
+#include <string>
+#include <string_view>
+
+namespace spatialsim::sim {
+
+// The part of a word from argv or a file that an error message shows: at most 80 bytes, cut at a UTF-8
+// character boundary (half a character is not text). The caller adds "..." when it is shorter than `text`.
+std::string_view shown_part(std::string_view text);
+
+// `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary
+// values are read.
+std::string_view trim_blanks(std::string_view text);
+
+// The items (strings, string_views or C strings) with `separator` between them: "a, b, c".
+template <typename Range>
+std::string joined(const Range& items, std::string_view separator = ", ") {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += separator;
+    out += item;
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace spatialsim::sim
