@@ -17,6 +17,7 @@
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_list.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
@@ -161,21 +162,6 @@ std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std
                                       ": " + e.what());
 }
 
-std::vector<std::string> parse_schedules(const sim::Config& base) {
-  std::vector<std::string> schedules = base.get_string_list("schedule");
-  if (schedules.empty())
-    base.fail("schedule", "must name at least one schedule (for example forward,backprop)");
-  for (std::size_t i = 0; i < schedules.size(); ++i) {
-    if (!workloads::ScheduleRegistry::contains(schedules[i]))
-      base.fail("schedule", "unknown schedule " + schedules[i] +
-                                "; known: " + sim::joined(workloads::ScheduleRegistry::names()));
-    if (std::find(schedules.begin(), schedules.begin() + static_cast<std::ptrdiff_t>(i), schedules[i]) !=
-        schedules.begin() + static_cast<std::ptrdiff_t>(i))
-      base.fail("schedule", "lists " + schedules[i] + " twice; give each schedule once");
-  }
-  return schedules;
-}
-
 // MODEL.md section 6: the L^2 stash term needs G >= 2L wavefronts in flight. Returns true if it raised T.
 bool keep_pipeline_full(SweepPoint& p) {
   const std::uint64_t layers = p.setup.model.layers();
@@ -266,7 +252,7 @@ SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
   SweepPlan plan;
   plan.base = base;
   plan.axes = parse_vary(base);
-  plan.schedules = parse_schedules(base);
+  plan.schedules = workloads::schedules_from_config(base);
   plan.threads = workloads::threads_from_config(base);
 
   std::size_t count = 1;

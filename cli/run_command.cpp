@@ -17,7 +17,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +39,7 @@
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_list.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::cli {
@@ -103,16 +103,7 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
 // schedule the model cannot run is named before its options are read: revolve.slots above a reversible
 // model's count was refused first). Each then reads and checks its options, before any run.
 std::vector<std::string> selected_schedules(const sim::Config& config) {
-  const auto registered = workloads::ScheduleRegistry::names();
-  const auto names = config.get_string_list("schedule");
-  if (names.empty())
-    config.fail("schedule", "must name at least one schedule; registered: " + sim::joined(registered));
-  std::set<std::string> seen;
-  for (const auto& n : names) {
-    if (!workloads::ScheduleRegistry::contains(n))
-      config.fail("schedule", "\"" + n + "\" is not a schedule; registered: " + sim::joined(registered));
-    if (!seen.insert(n).second) config.fail("schedule", "names " + n + " twice; list each schedule once");
-  }
+  const auto names = workloads::schedules_from_config(config);
   const workloads::ModelSpec model = workloads::model_from_config(config);
   for (const auto& n : names) workloads::reversible::require_schedule_fits_model(model, n);
   for (const auto& n : names) workloads::ScheduleRegistry::create(n, config);

@@ -101,6 +101,11 @@ const BadInputCase kCases[] = {
     {"SameKeyTwice", "--grid=4x4 --mapping.grid=4x4", "mapping.grid"},
     // --- schedules
     {"UnknownSchedule", "--schedule=sideways", "\"sideways\" is not a schedule"},
+    // A sweep reads the list as run does, with the same words (it said "unknown schedule ...; known:").
+    {"SweepUnknownSchedule", "sweep --vary model.depth=2,3 --schedule=sideways --out=s.h5",
+     "schedule = \"sideways\" (from command line): \"sideways\" is not a schedule; registered: backprop"},
+    {"SweepScheduleTwice", "sweep --vary model.depth=2,3 --schedule=forward,forward --out=s.h5",
+     "names forward twice; list each schedule once"},
     {"EmptySchedule", "--schedule=", "schedule"},
     {"DuplicatedSchedule", "--schedule=forward,forward", "names forward twice"},
     {"CheckpointOptionWithoutCheckpoint", "--schedule=forward --checkpoint.segment=2", "checkpoint.segment"},
