@@ -8,8 +8,8 @@
 
 #include "analysis/results_table.h"
 #include "sim/config.h"
-#include "workloads/reversible/reversible_model.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_models.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -48,14 +48,8 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model)
   // forward first: it is the baseline of every ratio column, so it reads best as the first column.
   std::vector<std::string> names = workloads::ScheduleRegistry::names();
   std::stable_partition(names.begin(), names.end(), [](const std::string& n) { return n == "forward"; });
-  for (const auto& n : names) {
-    try {
-      workloads::reversible::require_schedule_fits_model(model, n);
-      out.push_back(n);
-    } catch (const sim::ConfigError&) {
-      // Does not run on this model kind: not applicable, not an error.
-    }
-  }
+  for (const auto& n : names)
+    if (workloads::runs_on(n, model.kind)) out.push_back(n);  // others are not applicable, not an error
   return out;
 }
 

@@ -37,7 +37,7 @@ inline constexpr double kInflightSlopeThreshold = 1.25;
 inline constexpr double kByteHopsAllowance = 4.0 / 3.0;
 
 // The registered schedules that run on the model's kind, forward first, then registry order
-// (workloads::reversible::require_schedule_fits_model decides).
+// (workloads::require_schedule_runs_on decides).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model);
 // The same, less the schedules whose own defaults do not fit the configured model (split-fg on one layer):
 // those are not applicable, and each is added to `left_out` (when given) as "name (why)". A schedule

@@ -14,10 +14,10 @@
 #include <utility>
 
 #include "sim/option_spec.h"
-#include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_list.h"
+#include "workloads/schedules/schedule_models.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::analysis {
@@ -286,7 +286,7 @@ SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
       p.setup = workloads::setup_from_config(p.config);
       if (fill_pipeline) p.tokens_raised = keep_pipeline_full(p);
       for (const auto& s : plan.schedules) {
-        workloads::reversible::require_schedule_fits_model(p.setup.model, s);  // as run checks it
+        workloads::require_schedule_runs_on(p.setup.model, s);  // as run checks it
         workloads::ScheduleRegistry::create(s, p.config);
       }
     } catch (const sim::ConfigError& e) {

@@ -205,9 +205,8 @@ class CompareCommand final : public Command {
     const std::vector<analysis::Verdict> verdicts = analysis::judge_schedules(results, scaling, baseline);
 
     analysis::write_setup_header(std::cout, setup);
-    std::cout << "compare: every schedule that runs on model.kind = "
-              << (setup.model.kind == workloads::ModelKind::reversible ? "reversible" : "mlp") << ": "
-              << sim::joined(schedules) << "\n";
+    std::cout << "compare: every schedule that runs on model.kind = " << workloads::name(setup.model.kind)
+              << ": " << sim::joined(schedules) << "\n";
     for (const auto& why : left_out)
       std::cout << "compare: left out, as this model cannot run it: " << why << '\n';
     std::cout << '\n';

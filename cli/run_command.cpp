@@ -36,10 +36,10 @@
 #include "cli/run_options.h"
 #include "sim/option_spec.h"
 #include "workloads/model_spec.h"
-#include "workloads/reversible/reversible_model.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_list.h"
+#include "workloads/schedules/schedule_models.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::cli {
@@ -105,7 +105,7 @@ bool print_checks(std::ostream& out, const sim::Config& config, const workloads:
 std::vector<std::string> selected_schedules(const sim::Config& config) {
   const auto names = workloads::schedules_from_config(config);
   const workloads::ModelSpec model = workloads::model_from_config(config);
-  for (const auto& n : names) workloads::reversible::require_schedule_fits_model(model, n);
+  for (const auto& n : names) workloads::require_schedule_runs_on(model, n);
   for (const auto& n : names) workloads::ScheduleRegistry::create(n, config);
   return names;
 }

@@ -9,6 +9,7 @@
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_models.h"
 
 namespace spatialsim {
 namespace {
@@ -43,7 +44,7 @@ TEST(RegistrySmoke, EveryScheduleRunsATinyStepOnAModelItAccepts) {
         const sim::Config config = testing_support::config_with(overrides);
         const workloads::RunSetup setup = workloads::setup_from_config(config);
         try {
-          workloads::reversible::require_schedule_fits_model(setup.model, schedule);
+          workloads::require_schedule_runs_on(setup.model, schedule);
         } catch (const sim::ConfigError&) {
           continue;  // not a combination that runs (documented in docs/reversible.md)
         }

@@ -45,6 +45,10 @@ const char* layers_option(const sim::Config& config) {
   return widths_given(config) ? "model.widths" : "model.depth";
 }
 
+std::string_view name(ModelKind kind) {
+  return kind == ModelKind::reversible ? "reversible" : "mlp";
+}
+
 ModelSpec model_from_config(const sim::Config& config) {
   ModelSpec m;
   m.kind = reversible::model_kind_from_config(config);

@@ -8,6 +8,7 @@
 //   for (DenseLayerShape s : m.dense_layers()) ...   // every weight matrix, in placement order
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "mappings/activation.h"
@@ -17,6 +18,7 @@
 namespace spatialsim::workloads {
 
 enum class ModelKind : std::uint8_t { mlp, reversible };
+std::string_view name(ModelKind kind);  // as model.kind says it: "mlp", "reversible"
 
 struct DenseLayerShape {
   std::uint32_t d_in = 1;

@@ -1,4 +1,5 @@
 #include "workloads/training_run.h"
+#include "workloads/schedules/schedule_models.h"
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
@@ -124,7 +125,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule_name,
                        const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  reversible::require_schedule_fits_model(setup.model, schedule_name);
+  require_schedule_runs_on(setup.model, schedule_name);
   const auto schedule = ScheduleRegistry::create(schedule_name, config);
   RunResult result;
   result.schedule = schedule_name;

@@ -79,7 +79,7 @@ struct RunOptions {
 // ------------------------------------------------------------------------------------------------------
 
 // Throws sim::ConfigError (key `schedule`) when the schedule does not run on the model
-// (reversible::require_schedule_fits_model).
+// (require_schedule_runs_on).
 RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const std::string& schedule,
                        const RunOptions& options = {});
 

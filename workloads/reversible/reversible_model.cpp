@@ -58,17 +58,4 @@ std::vector<DenseLayerShape> coupling_dense_layers(const ModelSpec& model) {
   return out;
 }
 
-void require_schedule_fits_model(const ModelSpec& model, const std::string& schedule) {
-  const bool reversible_model = model.kind == ModelKind::reversible;
-  if (schedule == "reversible" && !reversible_model)
-    throw sim::ConfigError("schedule",
-                           "schedule: reversible needs a reversible model; set model.kind=reversible "
-                           "(model.kind is mlp)");
-  if (reversible_model && schedule != "forward" && schedule != "reversible")
-    throw sim::ConfigError("schedule", "schedule: " + schedule +
-                                           " does not run on a reversible model (model.kind=reversible runs "
-                                           "forward and reversible); remove " +
-                                           schedule + " from schedule or set model.kind=mlp");
-}
-
 }  // namespace spatialsim::workloads::reversible

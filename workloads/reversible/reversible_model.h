@@ -43,8 +43,4 @@ std::vector<std::uint32_t> coupling_widths_from_config(const sim::Config& config
 // Contract: model.kind == reversible. Entry, F_1, G_1, ..., F_L, G_L, exit.
 std::vector<DenseLayerShape> coupling_dense_layers(const ModelSpec& model);
 
-// Throws sim::ConfigError (key `schedule`) when the schedule cannot run on the model: `reversible` needs
-// model.kind=reversible; a reversible model runs `forward` (its inference baseline) and `reversible`.
-void require_schedule_fits_model(const ModelSpec& model, const std::string& schedule);
-
 }  // namespace spatialsim::workloads::reversible

@@ -5,10 +5,10 @@
 //
 // What each layer keeps is decided by workloads/reversible/reversible_program.h, which knows the model's
 // structure (entry and exit layers stash their inputs, the trunk stashes only its last output), so
-// forward_stash() reports the trunk's policy. The schedule runs only on a reversible model
-// (workloads/reversible/reversible_model.h: require_schedule_fits_model).
+// forward_stash() reports the trunk's policy. The schedule runs only on a reversible model.
 
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_models.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -24,6 +24,8 @@ const ScheduleRegistry::Registration registration{
     "additive coupling (model.kind=reversible): trunk inputs reconstructed in the backward pass, nothing "
     "stashed but the last output",
     [](const sim::Config&) { return std::make_unique<Reversible>(); }};
+
+const ScheduleModelKinds kinds{"reversible", {ModelKind::reversible}};
 
 }  // namespace
 }  // namespace spatialsim::workloads
