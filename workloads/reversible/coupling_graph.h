@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "mappings/partition.h"
@@ -72,7 +73,12 @@ class CouplingGraph {
   std::uint32_t transfer_slot(std::uint32_t edge, std::uint32_t transfer) const {
     return m_first_transfer[edge] + transfer;
   }
-  const TransferRef& transfer_at(std::uint32_t slot) const { return m_transfers[slot]; }
+  // The edge a message's slot names, and its transfer.
+  std::pair<const CouplingEdge&, const mappings::Transfer&> edge_and_transfer(std::uint32_t slot) const {
+    const TransferRef& ref = m_transfers[slot];
+    const CouplingEdge& e = m_edges[ref.edge];
+    return {e, e.plan.transfers[ref.transfer]};
+  }
   const std::vector<std::uint32_t>& out_edges(std::uint32_t value) const { return m_out[value]; }
   const std::vector<std::uint32_t>& lanes_into(std::uint32_t layer) const { return m_lanes_into[layer]; }
   std::uint32_t skip_into(std::uint32_t value) const { return m_skip_into[value]; }  // kNone for a_0, b_0

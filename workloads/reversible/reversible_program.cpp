@@ -182,9 +182,7 @@ void ReversibleProgram<T>::on_message(sim::Engine& engine, const sim::Message& m
 
 template <typename T>
 void ReversibleProgram<T>::receive_value(sim::Engine& engine, const sim::Message& m) {
-  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
-  const CouplingEdge& e = m_graph.edge(ref.edge);
-  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
+  const auto [e, tr] = m_graph.edge_and_transfer(m.slot);
   const std::uint32_t at = tr.consumer_row;  // a lane (lanes) or a home column (skip)
   const std::uint32_t offset = e.consumer_offset[at] + tr.features.begin - e.consumer_ranges[at].begin;
   auto& consumer = block(e.layer);
@@ -332,9 +330,7 @@ void ReversibleProgram<T>::measure_drift(std::uint32_t value, std::uint32_t wf, 
 
 template <typename T>
 void ReversibleProgram<T>::receive_reconstructed(sim::Engine& engine, const sim::Message& m) {
-  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
-  const CouplingEdge& e = m_graph.edge(ref.edge);
-  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
+  const auto [e, tr] = m_graph.edge_and_transfer(m.slot);
   const std::uint32_t value = e.value;
   const std::uint32_t j = tr.producer_col;
   const Range r = home_range(value, j);
@@ -397,9 +393,7 @@ void ReversibleProgram<T>::on_backward_output(sim::Engine& engine, std::uint32_t
 
 template <typename T>
 void ReversibleProgram<T>::receive_gradient(sim::Engine& engine, const sim::Message& m) {
-  const CouplingGraph::TransferRef& ref = m_graph.transfer_at(m.slot);
-  const CouplingEdge& e = m_graph.edge(ref.edge);
-  const mappings::Transfer& tr = e.plan.transfers[ref.transfer];
+  const auto [e, tr] = m_graph.edge_and_transfer(m.slot);
   const std::uint32_t value = e.value;
   const std::uint32_t j = tr.producer_col;
   const Range r = home_range(value, j);
