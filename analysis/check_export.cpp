@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/gradient_check.h"
 #include "analysis/results_writer.h"
 #include "workloads/reference/tangent_direction.h"
 #include "workloads/reversible/reversible_model.h"
@@ -68,8 +69,7 @@ void write_tangent_export(Hdf5File& file, const workloads::RunSetup& setup,
   file.set_attribute(group, "tangent_seed", plan.seed_in(setup.seed));
   file.set_attribute(group, "trunk_layers", static_cast<std::uint64_t>(trunk));
   const workloads::TangentGenerator gen(plan.kind, plan.seed_in(setup.seed), /*step=*/0);
-  workloads::reference::DenseMlp net;
-  for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  const workloads::reference::DenseMlp net = dense_reference(setup, result);
   for (std::uint32_t k = 0; k < plan.tangents; ++k) {
     const auto v = workloads::reference::tangent_direction(net, gen, k, trunk);
     for (std::uint32_t l = 0; l < trunk; ++l) {

@@ -93,14 +93,22 @@ double default_tolerance(const workloads::RunSetup& setup) {
   return default_tolerance(setup.arithmetic);
 }
 
-GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result) {
+workloads::reference::DenseMlp dense_reference(const workloads::RunSetup& setup,
+                                               const workloads::RunResult& result) {
   if (result.initial_parameters.empty())
     throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
-  if (setup.model.kind == workloads::ModelKind::reversible) return check_reversible(setup, result);
   workloads::reference::DenseMlp net;
   net.activation = setup.model.activation;
   net.loss = setup.model.loss;
   for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  return net;
+}
+
+GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result) {
+  if (result.initial_parameters.empty())
+    throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
+  if (setup.model.kind == workloads::ModelKind::reversible) return check_reversible(setup, result);
+  const workloads::reference::DenseMlp net = dense_reference(setup, result);
   const auto& data = result.first_step_data;
 
   GradientCheck check;
@@ -116,12 +124,7 @@ GradientCheck check_against_reference(const workloads::RunSetup& setup, const wo
 
 GradientCheck check_forward_gradient(const workloads::RunSetup& setup, const workloads::RunResult& result,
                                      const workloads::ForwardGradientPlan& plan) {
-  if (result.initial_parameters.empty())
-    throw std::invalid_argument("check: needs real arithmetic; set sim.arith=fp32 or fp64");
-  workloads::reference::DenseMlp net;
-  net.activation = setup.model.activation;
-  net.loss = setup.model.loss;
-  for (const auto& p : result.initial_parameters) net.layers.push_back({p.weights, p.bias});
+  const workloads::reference::DenseMlp net = dense_reference(setup, result);
   const auto& data = result.first_step_data;
   const std::uint32_t layers = setup.model.layers();
   const std::uint32_t trunk = plan.trunk_layers(layers);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/reference/dense_mlp.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/training_run.h"
@@ -35,6 +36,11 @@ struct GradientCheck {
   double worst() const;
   bool passed(double tolerance) const { return worst() <= tolerance; }
 };
+
+// The dense reference of an mlp run: its initial parameters, activation and loss. Contract: `result` ran in
+// an arithmetic mode (fp32 or fp64); throws std::invalid_argument otherwise.
+workloads::reference::DenseMlp dense_reference(const workloads::RunSetup& setup,
+                                               const workloads::RunResult& result);
 
 // Contract: `result` ran in an arithmetic mode (fp32 or fp64); throws std::invalid_argument otherwise.
 GradientCheck check_against_reference(const workloads::RunSetup& setup, const workloads::RunResult& result);
