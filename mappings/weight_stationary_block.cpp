@@ -393,7 +393,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   TileSlice& t = m_tiles[k];
   TileBackward& tb = bp.tiles[k];
   if (!f.first_psum_row) send(engine, bp.live, f.grad_column, wf, Phase::backward, depth, ready, dz);
-  BackwardState& bs = tb.grad;
+  WeightGradientInputs& bs = tb.dw_inputs;
   if (!bs.have_x) ++bp.live;  // the weight-gradient state starts holding
   bs.dz = dz;
   bs.have_dz = true;
@@ -426,7 +426,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
                                                    std::uint32_t depth, Cycle ready) {
   const TileFlows& f = m_flows[k];
   if (!f.lane_exit) send(engine, bp.live, f.rebroadcast, wf, Phase::backward, depth, ready, x);
-  BackwardState& bs = bp.tiles[k].grad;
+  WeightGradientInputs& bs = bp.tiles[k].dw_inputs;
   if (!bs.have_dz) ++bp.live;  // the weight-gradient state starts holding
   bs.x = x;
   bs.have_x = true;
@@ -444,7 +444,7 @@ void WeightStationaryBlock<T>::receive_rebroadcast(sim::Engine& engine, Backward
 template <typename T>
 void WeightStationaryBlock<T>::try_weight_gradient(sim::Engine& engine, BackwardPassState& bp,
                                                    std::uint32_t wf, std::uint32_t k) {
-  BackwardState& bs = bp.tiles[k].grad;
+  WeightGradientInputs& bs = bp.tiles[k].dw_inputs;
   if (!bs.have_dz || !bs.have_x) return;
   const TileFlows& f = m_flows[k];
   TileSlice& t = m_tiles[k];

@@ -195,7 +195,9 @@ class WeightStationaryBlock {
       ready = std::max(ready, at);
     }
   };
-  struct BackwardState {
+  // What a tile's weight gradient dW[I_i, J_j] += X[:, I_i]^T dZ[:, J_j] waits for in a backward pass: both
+  // operands, which arrive separately and in either order.
+  struct WeightGradientInputs {
     ValuesPtr<T> dz;  // dZ[:, J_j] once it reached this tile
     ValuesPtr<T> x;   // X[:, I_i] from the stash or a rebroadcast
     bool have_dz = false;
@@ -248,7 +250,7 @@ class WeightStationaryBlock {
   // The backward pass of a wavefront: held only while it runs through this block.
   struct TileBackward {
     Join join;  // dX-share join along the row
-    BackwardState grad;
+    WeightGradientInputs dw_inputs;
   };
   struct BackwardPassState {
     XStash policy = XStash::none;  // the stash's, from the start of the pass
