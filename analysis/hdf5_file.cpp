@@ -298,60 +298,6 @@ class Hdf5File::Impl {
   std::uint64_t m_io_failures_at_start = g_io_failures.load();
 };
 
-void Hdf5File::check_writable(const std::string& path, std::string_view key) {
-  const auto fail = [&](const std::string& what) {
-    throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what, what);
-  };
-  // The example file name follows the key: a results file, or a Chrome trace.
-  const std::string example = key == "chrome_trace" ? "trace.json" : "spatialsim.h5";
-  if (path.empty()) fail("empty path; give a file name such as " + example);
-  const fs::path target(path);
-  std::error_code ec;
-  if (fs::is_directory(target, ec)) {
-    fail("is a directory, not a file name; give a file name inside it, such as " +
-         (target / example).lexically_normal().string());
-  }
-  if (!target.has_filename()) {
-    // A trailing '/' names a directory, and this one is not there: say what is there instead.
-    const fs::path named = target.parent_path();
-    if (fs::exists(named, ec)) {
-      fail("ends in '/', which names a directory, but " + named.string() +
-           " is not a directory; give a file name without the '/', such as " +
-           (named.parent_path() / example).lexically_normal().string());
-    }
-    fail("ends in '/', which names a directory, but " + named.string() +
-         " does not exist; create it first, or give a file name in an existing directory, such as " +
-         (named.parent_path() / example).lexically_normal().string());
-  }
-  if (const std::string too_long = file_name_too_long(path); !too_long.empty()) fail(too_long);
-  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  const fs::file_status dir_status = fs::status(dir, ec);
-  if (dir_status.type() == fs::file_type::not_found) {
-    fail("directory " + dir.string() + " does not exist; give a path in a writable directory");
-  }
-  if (ec) fail("cannot inspect directory " + dir.string() + " (" + ec.message() + "); check the path");
-  if (dir_status.type() != fs::file_type::directory) {
-    fail(dir.string() + " is not a directory; give a path in a writable directory");
-  }
-  // A symbolic link is written through (output_target): the file it ends at is replaced, the link stays.
-  // Not fs::status, which follows the link: a link to /proc/self/fd/1 looked like a regular file, and the
-  // rename replaced the link (as root, even /dev/stdout).
-  const OutputTarget through = output_target(path);
-  if (!through.problem.empty()) fail(through.problem);
-  const std::string& written = through.path;
-  for (const std::string& p : {path, written})
-    if (const std::string too_long = path_too_long(p); !too_long.empty()) fail(too_long);
-  const fs::file_status existing = fs::symlink_status(written, ec);
-  if (fs::exists(existing) && existing.type() != fs::file_type::regular) {
-    fail("exists and is not a regular file; give a new file name");
-  }
-  const fs::path written_dir =
-      fs::path(written).parent_path().empty() ? fs::path(".") : fs::path(written).parent_path();
-  if (const std::string refused = creation_refused(written); !refused.empty())
-    fail("cannot create files in directory " + written_dir.string() + " (" + refused +
-         "); give a path in a writable directory");
-}
-
 Hdf5File::Hdf5File(std::string final_path) : m_impl(std::make_unique<Impl>(std::move(final_path))) {}
 Hdf5File::~Hdf5File() = default;
 Hdf5File::Hdf5File(Hdf5File&&) noexcept = default;

@@ -3,7 +3,7 @@
 // the conventions a reader can rely on (temporary name + rename, `unit` attributes, table layout).
 //
 // Usage:
-//   Hdf5File::check_writable(out_path);          // before the run: fail fast, leave nothing behind
+//   check_output_path(out_path);          // before the run: fail fast, leave nothing behind
 //   Hdf5File file(out_path);                      // writes to "<out_path>.tmp-<pid>"
 //   file.set_attribute("/config", "seed", 1);     // attributes on groups or datasets
 //   file.write_scalar("/runs/forward/makespan_cycles", makespan, "cycles");
@@ -53,12 +53,6 @@ bool hdf5_abandoned_a_file();
 
 class Hdf5File {
  public:
-  // Checks, before a run, that `path` can be created: its directory exists and accepts new files and the
-  // path is not a directory. Creates and removes a probe file there (".probe-<pid>"), so nothing
-  // is left behind. `key` names the option in the message: `out = "/nope/x.h5": directory /nope does not
-  // exist; give a path in a writable directory`; the error's problem() is the part after `": `.
-  static void check_writable(const std::string& path, std::string_view key = "out");
-
   // Creates "<final_path>.tmp-<pid>" (truncating a stale one) and registers it with the interrupt guard.
   explicit Hdf5File(std::string final_path);
   ~Hdf5File();  // without commit(): closes and deletes the temporary file; never throws

@@ -181,6 +181,61 @@ bool same_file(const std::string& a, const std::string& b) {
   return resolved(output_target(a).path) == resolved(output_target(b).path);
 }
 
+void check_output_path(const std::string& path, std::string_view key, std::string_view example_name) {
+  const auto fail = [&](const std::string& what) {
+    throw OutputError(path, std::string(key) + " = \"" + path + "\": " + what, what);
+  };
+  const std::string example(example_name);
+  if (path.empty()) fail("empty path; give a file name such as " + example);
+  const std::filesystem::path target(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(target, ec)) {
+    fail("is a directory, not a file name; give a file name inside it, such as " +
+         (target / example).lexically_normal().string());
+  }
+  if (!target.has_filename()) {
+    // A trailing '/' names a directory, and this one is not there: say what is there instead.
+    const std::filesystem::path named = target.parent_path();
+    if (std::filesystem::exists(named, ec)) {
+      fail("ends in '/', which names a directory, but " + named.string() +
+           " is not a directory; give a file name without the '/', such as " +
+           (named.parent_path() / example).lexically_normal().string());
+    }
+    fail("ends in '/', which names a directory, but " + named.string() +
+         " does not exist; create it first, or give a file name in an existing directory, such as " +
+         (named.parent_path() / example).lexically_normal().string());
+  }
+  if (const std::string too_long = file_name_too_long(path); !too_long.empty()) fail(too_long);
+  const std::filesystem::path dir =
+      target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  const std::filesystem::file_status dir_status = std::filesystem::status(dir, ec);
+  if (dir_status.type() == std::filesystem::file_type::not_found) {
+    fail("directory " + dir.string() + " does not exist; give a path in a writable directory");
+  }
+  if (ec) fail("cannot inspect directory " + dir.string() + " (" + ec.message() + "); check the path");
+  if (dir_status.type() != std::filesystem::file_type::directory) {
+    fail(dir.string() + " is not a directory; give a path in a writable directory");
+  }
+  // A symbolic link is written through (output_target): the file it ends at is replaced, the link stays.
+  // Not std::filesystem::status, which follows the link: a link to /proc/self/fd/1 looked like a regular
+  // file, and the rename replaced the link (as root, even /dev/stdout).
+  const OutputTarget through = output_target(path);
+  if (!through.problem.empty()) fail(through.problem);
+  const std::string& written = through.path;
+  for (const std::string& p : {path, written})
+    if (const std::string too_long = path_too_long(p); !too_long.empty()) fail(too_long);
+  const std::filesystem::file_status existing = std::filesystem::symlink_status(written, ec);
+  if (std::filesystem::exists(existing) && existing.type() != std::filesystem::file_type::regular) {
+    fail("exists and is not a regular file; give a new file name");
+  }
+  const std::filesystem::path written_dir = std::filesystem::path(written).parent_path().empty()
+                                                ? std::filesystem::path(".")
+                                                : std::filesystem::path(written).parent_path();
+  if (const std::string refused = creation_refused(written); !refused.empty())
+    fail("cannot create files in directory " + written_dir.string() + " (" + refused +
+         "); give a path in a writable directory");
+}
+
 void install_interrupt_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {

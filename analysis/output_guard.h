@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace spatialsim::analysis {
@@ -31,7 +32,7 @@ class OutputError : public std::runtime_error {
   OutputError(std::string path, const std::string& message, std::string problem = {})
       : std::runtime_error(message), m_path(std::move(path)), m_problem(std::move(problem)) {}
   const std::string& path() const { return m_path; }
-  // For an output option whose value cannot be used (Hdf5File::check_writable, check_sweep_writable,
+  // For an output option whose value cannot be used (check_output_path, check_sweep_writable,
   // check_sweep_resumable): the message without its leading `key = "path": `, so that the front end can
   // report it like any other bad value, with the value's origin (sim::Config::fail). Empty for other errors.
   const std::string& problem() const { return m_problem; }
@@ -69,11 +70,11 @@ struct OutputTarget {
   // need not exist yet), so that the temporary file is renamed over that file and the link stays a link. A
   // chain that cannot be written through gives `path`, and `problem` says why.
   std::string path;
-  // Why the chain cannot be written through, for check_writable's message: "" when `path` is not a link,
+  // Why the chain cannot be written through, for check_output_path's message: "" when `path` is not a link,
   // or when every link of its chain points into a directory that accepts new files and the chain ends at
   // a regular file or at nothing. A link into /proc or /dev (/dev/stdout, /proc/self/fd/1) fails the first
   // test, a link to a directory or a device the second: writing through such a link would replace it, or
-  // write somewhere the user did not ask for. Hdf5File::check_writable refuses it before anything runs.
+  // write somewhere the user did not ask for. check_output_path refuses it before anything runs.
   std::string problem;
 };
 OutputTarget output_target(const std::string& path);
@@ -83,6 +84,14 @@ OutputTarget output_target(const std::string& path);
 // absolute path once `.`, `..` and the symbolic links of its existing part are resolved, a link at its end
 // followed to where it points even when that does not exist yet.
 bool same_file(const std::string& a, const std::string& b);
+
+// Checks, before a run, that the output file `path` (of any format) can be created: its directory exists
+// and accepts new files, the path is not a directory, and a link at it can be written through. Creates
+// and removes a probe file there (".probe-<pid>"), so nothing is left behind. Throws OutputError: `key`
+// names the option in the message, `example_name` is the file name a fix suggests (`out = "/nope/x.h5":
+// directory /nope does not exist; give a path in a writable directory`); problem() is the part after `": `.
+void check_output_path(const std::string& path, std::string_view key = "out",
+                       std::string_view example_name = "spatialsim.h5");
 
 // How many outputs may be open at once, and the longest path (bytes, without the terminating NUL) the
 // handler can remember. Both are fixed because the handler cannot allocate.

@@ -6,7 +6,7 @@
 // same file, next to these, without touching this code: write these, write yours, commit.
 //
 // Usage:
-//   Hdf5File::check_writable(out);                  // before running anything
+//   check_output_path(out);                  // before running anything
 //   ... run every schedule ...
 //   Hdf5File file(out);
 //   write_results(file, config, setup, results, kProgramVersion);   // root attributes and /runs/<schedule>

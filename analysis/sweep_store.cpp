@@ -166,7 +166,7 @@ std::string sweep_points_dir(const std::string& out) {
 }
 
 void check_sweep_writable(const std::string& out, bool resume) {
-  Hdf5File::check_writable(out, "out");
+  check_output_path(out, "out");
   const std::string dir = sweep_points_dir(out);
   const auto fail = [&](const std::string& what) {
     throw OutputError(out, "out = \"" + out + "\": " + what, what);

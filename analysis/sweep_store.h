@@ -33,7 +33,7 @@ class Hdf5File;
 // Where a sweep keeps its finished points: "<out>.points".
 std::string sweep_points_dir(const std::string& out);
 
-// Checks, before a sweep runs, that <out> can be written (Hdf5File::check_writable) and that
+// Checks, before a sweep runs, that <out> can be written (check_output_path) and that
 // <out>.points is absent (it is created next to <out>) or a directory that accepts new files; with
 // `resume`, also that an existing <out> is a sweep file (it has /sweep/points) whose rows can be reused.
 // Throws OutputError naming `out`, what is in the way and the fix (problem() without the `out = "..."`).

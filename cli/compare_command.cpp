@@ -192,7 +192,7 @@ class CompareCommand final : public Command {
     const OverflowPolicy overflow_policy(config);
     const std::string out = config.get_string("out");
     try {
-      analysis::Hdf5File::check_writable(out, "out");
+      analysis::check_output_path(out, "out");
     } catch (const analysis::OutputError& e) {
       config.fail("out", e.problem());  // bad input: exit 2, with the value's origin
     }

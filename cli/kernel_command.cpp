@@ -121,7 +121,7 @@ class KernelCommand final : public Command {
     const std::string out = config.get_string("out");
     if (write_file) {
       try {
-        analysis::Hdf5File::check_writable(out, "out");
+        analysis::check_output_path(out, "out");
       } catch (const analysis::OutputError& e) {
         config.fail("out", e.problem());  // bad input: one line with the value's origin, exit code 2
       }

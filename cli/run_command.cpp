@@ -129,7 +129,7 @@ class RunCommand final : public Command {
     const OverflowPolicy overflow_policy(config);
     const std::string out = config.get_string("out");
     try {
-      analysis::Hdf5File::check_writable(out, "out");
+      analysis::check_output_path(out, "out");
     } catch (const analysis::OutputError& e) {
       config.fail("out", e.problem());  // bad input: one line with the value's origin, exit code 2
     }
@@ -144,7 +144,7 @@ class RunCommand final : public Command {
     const std::string chrome_trace = config.get_string("chrome_trace");
     if (!chrome_trace.empty()) {
       try {
-        analysis::Hdf5File::check_writable(chrome_trace, "chrome_trace");
+        analysis::check_output_path(chrome_trace, "chrome_trace", "trace.json");
       } catch (const analysis::OutputError& e) {
         config.fail("chrome_trace", e.problem());
       }

@@ -8,10 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "analysis/hdf5_file.h"
 #include "tests/analysis/hdf5_test_support.h"
 
 namespace spatialsim::analysis {
 namespace {
+
+namespace fs = std::filesystem;
 
 class SameFileTest : public testing::ScratchDirTest {};
 
@@ -46,6 +49,128 @@ TEST_F(SameFileTest, ADanglingLinkIsTheFileItPointsTo) {
   EXPECT_FALSE(same_file(path("link_to_out"), path("other.h5")));
   std::ofstream(path("o.h5")) << "x";  // and once the file exists, as before
   EXPECT_TRUE(same_file(path("link_to_link"), path("o.h5")));
+}
+
+class OutputPathTest : public testing::ScratchDirTest {};
+
+// --------------------------------------------------------------------------------- check_output_path
+
+TEST_F(OutputPathTest, CheckOutputPathAcceptsANewFileAndLeavesNothing) {
+  EXPECT_NO_THROW(check_output_path(path("run.h5")));
+  EXPECT_TRUE(dir_entries().empty());
+  std::ofstream(path("old.h5")) << "x";
+  EXPECT_NO_THROW(check_output_path(path("old.h5")));  // will be replaced by the rename
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"old.h5"});
+}
+
+std::string output_path_message(const std::string& p, std::string_view key = "out",
+                                std::string_view example = "spatialsim.h5") {
+  try {
+    check_output_path(p, key, example);
+  } catch (const OutputError& e) {
+    EXPECT_EQ(e.path(), p);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST_F(OutputPathTest, CheckOutputPathMissingDirectory) {
+  const std::string dir = path("nope");
+  EXPECT_EQ(output_path_message(dir + "/x.h5"), "out = \"" + dir + "/x.h5\": directory " + dir +
+                                                    " does not exist; give a path in a writable directory");
+  EXPECT_TRUE(dir_entries().empty());
+}
+
+TEST_F(OutputPathTest, CheckOutputPathDirectoryAsPath) {
+  const std::string message = output_path_message(m_dir.string());
+  EXPECT_NE(message.find("is a directory"), std::string::npos) << message;
+  EXPECT_NE(message.find("spatialsim.h5"), std::string::npos) << message;  // what to do instead
+  fs::create_directory(path("sub"));
+  EXPECT_NE(output_path_message(path("sub/")).find("is a directory"), std::string::npos);
+}
+
+// A trailing '/' names a directory: the message says what is there instead, not "is a directory".
+TEST_F(OutputPathTest, CheckOutputPathTrailingSlashOnAFileOrNothing) {
+  std::ofstream(path("afile")) << "x";
+  EXPECT_EQ(output_path_message(path("afile/")),
+            "out = \"" + path("afile/") + "\": ends in '/', which names a directory, but " + path("afile") +
+                " is not a directory; give a file name without the '/', such as " + path("spatialsim.h5"));
+  EXPECT_EQ(output_path_message(path("new/"), "chrome_trace", "trace.json"),
+            "chrome_trace = \"" + path("new/") + "\": ends in '/', which names a directory, but " +
+                path("new") +
+                " does not exist; create it first, or give a file name in an existing directory, such as " +
+                path("trace.json"));
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"afile"});
+}
+
+TEST_F(OutputPathTest, CheckOutputPathFileUsedAsDirectory) {
+  std::ofstream(path("existing_file")) << "x";
+  const std::string message = output_path_message(path("existing_file/x.h5"), "trace.out");
+  EXPECT_EQ(message, "trace.out = \"" + path("existing_file/x.h5") + "\": " + path("existing_file") +
+                         " is not a directory; give a path in a writable directory");
+}
+
+TEST_F(OutputPathTest, CheckOutputPathUnwritableDirectory) {
+  // Tests run as root, which ignores permission bits: /proc refuses new files whoever asks.
+  const std::string message = output_path_message("/proc/x.h5");
+  EXPECT_NE(message.find("cannot create files in directory /proc"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists("/proc/x.h5"));
+}
+
+// A file name of 253 bytes is legal (NAME_MAX is 255): the probe and the temporary file must not append
+// to it past the limit (the probe's "<name>.probe-<pid>" made check_writable refuse the directory).
+TEST_F(OutputPathTest, ALongLegalFileNameIsWritable) {
+  const std::string name(253, 'a');
+  EXPECT_NO_THROW(check_output_path(path(name)));
+  EXPECT_TRUE(dir_entries().empty());
+  Hdf5File file(path(name));
+  file.write_scalar("/x", std::uint64_t{7}, "1");
+  file.commit();
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{name});
+}
+
+// A symbolic link is looked at, not followed: a link to a process's stdout (or /dev/stdout) is refused, and
+// a link to a regular file is written through, so the file gets the results and the link stays a link.
+TEST_F(OutputPathTest, CheckOutputPathRefusesALinkIntoProc) {
+  fs::create_symlink("/proc/self/fd/1", path("stdout_link"));
+  const std::string message = output_path_message(path("stdout_link"));
+  EXPECT_NE(message.find("is a symbolic link to /proc/self/fd/1"), std::string::npos) << message;
+  EXPECT_NE(message.find("give a regular file or a new file name"), std::string::npos) << message;
+  EXPECT_TRUE(fs::is_symlink(path("stdout_link")));
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"stdout_link"});
+}
+
+TEST_F(OutputPathTest, CheckOutputPathRefusesALinkToADirectoryOrADevice) {
+  fs::create_directory(path("sub"));
+  fs::create_directory_symlink(path("sub"), path("dir_link"));
+  fs::create_symlink("/dev/null", path("null_link"));
+  EXPECT_NE(output_path_message(path("dir_link")).find("is a directory"), std::string::npos);
+  const std::string message = output_path_message(path("null_link"));
+  EXPECT_NE(message.find("is a symbolic link to /dev/null"), std::string::npos) << message;
+}
+
+TEST_F(OutputPathTest, ALinkToARegularFileIsWrittenThroughAndStaysALink) {
+  fs::create_directory(path("sub"));
+  std::ofstream(path("sub/target.h5")) << "old";
+  fs::create_symlink("sub/target.h5", path("link.h5"));  // relative, like `ln -s sub/target.h5 link.h5`
+  fs::create_symlink(path("sub/new.h5"), path("dangling.h5"));
+  EXPECT_NO_THROW(check_output_path(path("link.h5")));
+  EXPECT_NO_THROW(check_output_path(path("dangling.h5")));
+  for (const char* name : {"link.h5", "dangling.h5"}) {
+    Hdf5File file(path(name));
+    file.write_scalar("/x", std::uint64_t{7}, "1");
+    file.commit();
+    EXPECT_TRUE(fs::is_symlink(path(name))) << name;
+  }
+  for (const char* name : {"sub/target.h5", "sub/new.h5"}) {
+    H5::H5File in(path(name), H5F_ACC_RDONLY);  // an HDF5 file now
+    EXPECT_TRUE(in.nameExists("/x")) << name;
+  }
+}
+
+TEST_F(OutputPathTest, CheckOutputPathRefusesEmptyAndSpecialFiles) {
+  EXPECT_NE(output_path_message("").find("empty path"), std::string::npos);
+  EXPECT_NE(output_path_message("/dev/null").find("not a regular file"), std::string::npos);
 }
 
 TEST(PartialOutputGuard, RegistersUntilReleasedOrDestroyed) {
