@@ -39,6 +39,10 @@ int with_stdout_written(int code) {
 // The command's exit code; every error is caught and printed here.
 int run_main(int argc, char** argv) {
   using namespace spatialsim;
+  // A write past the file-size limit (ulimit -f) raises SIGXFSZ, whose default action ends the process
+  // without a word (and leaves a temporary file behind); ignored, the write fails with EFBIG and is reported
+  // in one line like any failed write ("File too large"), --help's and --list's output included.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     const cli::Invocation inv = cli::parse_command_line(argc, argv);
     switch (inv.action) {
@@ -53,10 +57,6 @@ int run_main(int argc, char** argv) {
     }
     // Before any output is opened: an interrupted run removes its partial files (analysis/output_guard.h).
     analysis::install_interrupt_handlers();
-    // A write past the file-size limit (ulimit -f) raises SIGXFSZ, whose default action ends the process
-    // without a word and leaves the temporary file behind; ignored, the write fails with EFBIG and the
-    // output is refused with one line like any failed write ("File too large").
-    std::signal(SIGXFSZ, SIG_IGN);
     const auto command = cli::CommandRegistry::create(inv.command, inv.config);
     cli::reject_unread_options(*command, inv.command, inv.config);
     cli::reject_clashing_outputs(*command, inv.config, inv.config_files);

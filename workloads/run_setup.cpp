@@ -104,16 +104,21 @@ std::string bytes_text(long double bytes) {
 
 // What to change when `blocks` blocks of r x c tiles (one per layer, or per pipeline stage when `stages`
 // is set) do not fit a grid: a smaller block always; fewer blocks when there are several, by fewer layers
-// or stages (mapping.stages: consecutive layers share a block), with how many of this size could fit.
-std::string fewer_blocks_fix(std::uint64_t blocks, std::uint64_t stages, std::uint32_t r, std::uint32_t c) {
+// or stages (mapping.stages: consecutive layers share a block). `by_tiles`: the blocks' own tiles are too
+// many, so it can say how many of this size fit; otherwise the placement's bounding box is too large,
+// which fewer blocks shrink by an amount the placement decides.
+std::string fewer_blocks_fix(std::uint64_t blocks, std::uint64_t stages, std::uint32_t r, std::uint32_t c,
+                             bool by_tiles) {
   const std::string smaller = "a smaller mapping.block";
   const std::uint64_t fit = sim::Grid::kMaxTiles / (std::uint64_t{r} * c);
   if (blocks <= 1 || fit == 0) return smaller;
-  const std::string at_most =
-      "at most " + std::to_string(fit) + (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit";
+  const std::string at_most = by_tiles ? "; at most " + std::to_string(fit) +
+                                             (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit"
+                                       : "";
   if (stages == 0)
-    return "fewer layers, pipeline stages that share blocks (mapping.stages; " + at_most + "), or " + smaller;
-  return "fewer mapping.stages (" + at_most + ") or " + smaller;
+    return "fewer layers, pipeline stages that share blocks (mapping.stages" + at_most + "), or " + smaller;
+  return "fewer mapping.stages" + (by_tiles ? " (" + at_most.substr(2) + ")" : std::string()) + " or " +
+         smaller;
 }
 
 // An option the user set, and how many times it made a size larger than its default would.
@@ -305,7 +310,8 @@ RunSetup setup_from_config(const sim::Config& config) {
     config.fail("mapping.grid", "would need at least " + std::to_string(block_count) +
                                     (block_count == 1 ? " block of " : " blocks of ") + dims(r, c) +
                                     " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
-                                    " a grid may have; give " + fewer_blocks_fix(block_count, stages, r, c));
+                                    " a grid may have; give " +
+                                    fewer_blocks_fix(block_count, stages, r, c, /*by_tiles=*/true));
   const auto strategy = mappings::PlacementRegistry::create(s.placement_name, config);
   if (stages == 0) {
     s.placement = strategy->place(std::vector<mappings::BlockShape>(layer_count, mappings::BlockShape{r, c}));
@@ -321,10 +327,10 @@ RunSetup setup_from_config(const sim::Config& config) {
     s.grid_width = s.placement.width;
     s.grid_height = s.placement.height;
     if (std::uint64_t{s.grid_width} * s.grid_height > sim::Grid::kMaxTiles)
-      config.fail("mapping.grid", "would be the placement's " + dims(s.grid_width, s.grid_height) +
-                                      " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
-                                      " a grid may have; give " +
-                                      fewer_blocks_fix(stages == 0 ? layer_count : stages, stages, r, c));
+      config.fail("mapping.grid",
+                  "would be the placement's " + dims(s.grid_width, s.grid_height) + " tiles, more than the " +
+                      std::to_string(sim::Grid::kMaxTiles) + " a grid may have; give " +
+                      fewer_blocks_fix(stages == 0 ? layer_count : stages, stages, r, c, /*by_tiles=*/false));
   } else {
     if (const std::string why = sim::grid_size_problem(w, h); !why.empty()) config.fail("mapping.grid", why);
     if (w < s.placement.width || h < s.placement.height) {

@@ -180,6 +180,12 @@ const BadInputCase kCases[] = {
      "--sim.arith=none --model.widths=4000,4000,4000 --mapping.block=1500x1500",
      "give fewer layers, pipeline stages that share blocks (mapping.stages; at most 1 block of 1500x1500 "
      "fit), or a smaller mapping.block"},
+    // The placement's bounding box too large, the blocks' own tiles not: no count of blocks that fit (it
+    // said "at most 3 blocks of 1000x1300 fit" of a model of 3).
+    {"PlacementBeyondTheTileLimitOffersStagesWithoutACount",
+     "--sim.arith=none --model.widths=3000,3000,3000,3000 --mapping.block=1000x1300",
+     "would be the placement's 2300x2300 tiles, more than the 4194304 a grid may have; give fewer layers, "
+     "pipeline stages that share blocks (mapping.stages), or a smaller mapping.block"},
     {"StagesBeyondTheTileLimit",
      "--sim.arith=none --model.widths=4000,4000,4000 --mapping.block=1500x1500 --mapping.stages=2",
      "give fewer mapping.stages (at most 1 block of 1500x1500 fit) or a smaller mapping.block"},

@@ -41,6 +41,17 @@ TEST_P(WriteFailureTest, OneLineExitOneAndNothingLeft) {
       EXPECT_EQ(e.path().extension(), ".h5") << e.path();
 }
 
+// --help past the limit: standard output fails with one line, exit 2 (it was killed by SIGXFSZ, which the
+// program ignored only once a command ran).
+class HelpWriteFailureTest : public analysis::testing::ScratchDirTest {};
+
+TEST_F(HelpWriteFailureTest, HelpPastAFileSizeLimitSaysSo) {
+  const testing_support::ProcessRun r = testing_support::run_in(
+      m_dir, std::string("(ulimit -f 1; '") + SPATIALSIM_BINARY + "' --help > help.txt; echo $? >&2)");
+  EXPECT_NE(r.err.find("standard output cannot be written (File too large)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n2\n"), std::string::npos) << r.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Commands, WriteFailureTest,
     ::testing::Values(
