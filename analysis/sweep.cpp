@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_list.h"

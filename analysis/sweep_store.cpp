@@ -19,6 +19,7 @@
 #include "sim/blas_kernels.h"
 #include "sim/energy_prices.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::analysis {

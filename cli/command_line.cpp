@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/ini_file.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 
 namespace spatialsim::cli {
 

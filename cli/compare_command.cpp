@@ -33,6 +33,7 @@
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/model_spec.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"

@@ -24,6 +24,7 @@
 #include "analysis/crossover.h"
 #include "analysis/results_table.h"
 #include "cli/command.h"
+#include "sim/energy_prices.h"
 #include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"

@@ -12,6 +12,7 @@
 #include "sim/energy_prices.h"
 #include "sim/option_spec.h"
 #include "sim/registry.h"
+#include "sim/text.h"
 #include "workloads/loss.h"
 
 namespace spatialsim::cli {

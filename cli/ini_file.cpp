@@ -6,6 +6,8 @@
 #include <map>
 #include <system_error>
 
+#include "sim/text.h"
+
 namespace spatialsim::cli {
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/arithmetic.h"
 #include "workloads/data.h"
 #include "workloads/schedules/i_schedule.h"

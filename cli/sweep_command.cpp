@@ -29,6 +29,7 @@
 #include "cli/overflow_policy.h"
 #include "cli/run_options.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/run_setup.h"
 
 namespace spatialsim::cli {

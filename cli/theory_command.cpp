@@ -23,6 +23,7 @@
 
 #include "analysis/theory.h"
 #include "cli/command.h"
+#include "sim/energy_prices.h"
 #include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"

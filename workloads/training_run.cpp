@@ -1,5 +1,4 @@
 #include "workloads/training_run.h"
-#include "workloads/schedules/schedule_models.h"
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/global_control.h>
@@ -11,11 +10,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/counters.h"
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/reversible/reversible_model.h"
 #include "workloads/reversible/reversible_program.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_models.h"
 
 namespace spatialsim::workloads {
 namespace {
