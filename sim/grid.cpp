@@ -22,22 +22,26 @@ Grid::Grid(std::uint32_t width, std::uint32_t height, Topology topology)
   if (width == 0 || height == 0) throw std::invalid_argument("grid: width and height must be positive");
   if (const std::string why = grid_size_problem(width, height); !why.empty())
     throw std::invalid_argument("grid: " + why);
-  m_graph = Graph(std::size_t{width} * height);
   m_coords.reserve(std::size_t{width} * height);
   for (TileId t = 0; t < width * height; ++t) m_coords.push_back(coord(t));
-  // One undirected edge per physical neighbour pair; on a torus the wrap links join the opposite edges
-  // (a ring of 2 would duplicate the link, a ring of 1 would make a self loop: both are left out).
+}
+
+Grid::Graph link_graph(const Grid& grid) {
+  const std::uint32_t width = grid.width();
+  const std::uint32_t height = grid.height();
+  Grid::Graph graph(std::size_t{width} * height);
   for (std::uint32_t y = 0; y < height; ++y) {
     for (std::uint32_t x = 0; x < width; ++x) {
-      const TileId here = tile_id(x, y);
-      if (x + 1 < width) boost::add_edge(here, tile_id(x + 1, y), m_graph);
-      if (y + 1 < height) boost::add_edge(here, tile_id(x, y + 1), m_graph);
-      if (topology == Topology::torus) {
-        if (x + 1 == width && width > 2) boost::add_edge(here, tile_id(0, y), m_graph);
-        if (y + 1 == height && height > 2) boost::add_edge(here, tile_id(x, 0), m_graph);
+      const TileId here = grid.tile_id(x, y);
+      if (x + 1 < width) boost::add_edge(here, grid.tile_id(x + 1, y), graph);
+      if (y + 1 < height) boost::add_edge(here, grid.tile_id(x, y + 1), graph);
+      if (grid.topology() == Topology::torus) {
+        if (x + 1 == width && width > 2) boost::add_edge(here, grid.tile_id(0, y), graph);
+        if (y + 1 == height && height > 2) boost::add_edge(here, grid.tile_id(x, 0), graph);
       }
     }
   }
+  return graph;
 }
 
 std::int32_t Grid::signed_steps(std::int32_t from, std::int32_t to, std::uint32_t extent) const {

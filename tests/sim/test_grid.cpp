@@ -21,11 +21,12 @@ TEST_P(GridRouting, HopsEqualBreadthFirstDistances) {
   const int h = std::get<1>(GetParam());
   const Topology topo = std::get<2>(GetParam());
   Grid grid(w, h, topo);
+  const Grid::Graph links = link_graph(grid);
   for (TileId src = 0; src < grid.tile_count(); ++src) {
     std::vector<int> dist(grid.tile_count(), -1);
     dist[src] = 0;
     boost::breadth_first_search(
-        grid.graph(), src,
+        links, src,
         boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
     for (TileId dst = 0; dst < grid.tile_count(); ++dst) {
       ASSERT_EQ(static_cast<int>(grid.hops(src, dst)), dist[dst]) << "src " << src << " dst " << dst;
