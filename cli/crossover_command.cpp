@@ -27,6 +27,7 @@
 #include "sim/energy_prices.h"
 #include "sim/grid.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/run_setup.h"
 
 namespace spatialsim::cli {
@@ -123,21 +124,33 @@ class CrossoverCommand final : public Command {
   }
   int execute(const sim::Config& config) override {
     const workloads::RunSetup setup = workloads::setup_from_config(one_layer_stand_in(config));
-    const auto widths = config.get_positive_list("crossover.widths");
+    auto widths = config.get_positive_list("crossover.widths");
     if (widths.empty())  // it printed the table's header alone
       config.fail("crossover.widths", "lists no width; give one or more, such as 64,512,4096");
     const double ratio = positive_ratio(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
     // A d x d layer splits d_in over the block's r rows and d_out over its c columns (MODEL.md section 4):
-    // a narrower layer has no r x c mapping, and `run` refuses it; so is a table row for it.
+    // a narrower layer has no r x c mapping, and `run` refuses it; so is a table row for it that the user
+    // asked for. The default widths serve any block: those below it are left out, and a note says which.
     const std::uint32_t narrowest = std::max(block.rows, block.cols);
-    for (std::uint64_t w : widths)
-      if (w < narrowest)
-        config.fail("crossover.widths", "lists " + std::to_string(w) + ", narrower than the " +
-                                            std::to_string(block.rows) + "x" + std::to_string(block.cols) +
+    const std::string block_text = std::to_string(block.rows) + "x" + std::to_string(block.cols);
+    const bool asked = config.is_explicit("crossover.widths");
+    std::vector<std::uint64_t> left_out;
+    for (std::uint64_t w : widths) {
+      if (w >= narrowest) continue;
+      if (asked)
+        config.fail("crossover.widths", "lists " + std::to_string(w) + ", narrower than the " + block_text +
                                             " block (mapping.block): a d x d layer on it needs d >= " +
                                             std::to_string(narrowest) + "; give widths of at least " +
                                             std::to_string(narrowest) + " or a smaller mapping.block");
+      left_out.push_back(w);
+    }
+    std::erase_if(widths, [&](std::uint64_t w) { return w < narrowest; });
+    if (widths.empty())
+      config.fail("crossover.widths", "has no width of at least " + std::to_string(narrowest) + ", which a " +
+                                          block_text +
+                                          " block (mapping.block) needs; give such widths or a "
+                                          "smaller mapping.block");
     const double b_a = setup.bytes.activation;
 
     const analysis::CrossoverModel inputs_only = analysis::grid_model(setup, b_a);
@@ -173,6 +186,10 @@ class CrossoverCommand final : public Command {
         << " tokens (step.wavefront); prices " << sim::prices_source(setup.prices) << ": "
         << setup.prices.hop_pj << " pJ/byte-hop, " << setup.prices.sram_pj << " pJ/SRAM byte, "
         << setup.prices.flop_pj << " pJ/flop\n";
+    if (!left_out.empty())
+      out << "note: the default crossover.widths narrower than the " << block_text
+          << " block, which has no mapping of them, are left out of the table: " << sim::joined(left_out)
+          << "\n";
     if (block.rows != block.cols)
       out << "note: h counts one redistribution hop per element, which the zigzag placement achieves for "
              "square blocks only; between "

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace spatialsim::sim {
 
@@ -15,14 +16,19 @@ std::string_view shown_part(std::string_view text);
 // values are read.
 std::string_view trim_blanks(std::string_view text);
 
-// The items (strings, string_views or C strings) with `separator` between them: "a, b, c".
+// The items (strings, string_views, C strings, or numbers written in decimal) with `separator` between
+// them: "a, b, c".
 template <typename Range>
 std::string joined(const Range& items, std::string_view separator = ", ") {
   std::string out;
   bool first = true;
   for (const auto& item : items) {
     if (!first) out += separator;
-    out += item;
+    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(item)>>) {
+      out += std::to_string(item);  // not `out += item`, which would append one char
+    } else {
+      out += item;
+    }
     first = false;
   }
   return out;

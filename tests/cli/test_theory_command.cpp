@@ -147,6 +147,19 @@ TEST(TheoryCommand, PricesSetOverThePresetAreNamed) {
   EXPECT_TRUE(contains(preset.out, "(energy.sram_pj and energy.flop_pj; prices dally2022)")) << preset.out;
 }
 
+// The default widths serve any block: those narrower than it are left out with a note (crossover
+// --mapping.block=128x128 was refused over the default's 64); widths the user gives are checked.
+TEST(TheoryCommand, CrossoverLeavesOutDefaultWidthsNarrowerThanTheBlock) {
+  const BinaryRun r = run_binary("crossover --mapping.block=128x128");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "note: the default crossover.widths narrower than the 128x128 block, which has "
+                       "no mapping of them, are left out of the table: 64\n"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "\n        64  ")) << r.out;  // no table row for it
+  EXPECT_TRUE(contains(r.out, "\n       128  ")) << r.out;
+}
+
 // The largest stash constant the refusal suggests is accepted (1.8e304 was suggested, above the limit).
 TEST(TheoryCommand, TheSuggestedStashConstantIsAccepted) {
   const BinaryRun refused = run_binary("theory --theory.stash_constant=1e305");
