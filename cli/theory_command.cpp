@@ -160,11 +160,9 @@ class TheoryCommand final : public Command {
     print_storage(out, L, p, setup.placement.stages, T_tau, c, d);
     const double depth = analysis::depth_hops(L, n);
     out << "  depth = 2 L sqrt(n) = " << full(depth) << " hops\n";
-    // No ratio to print when it is not a number: e_mac = 0 (-0 too), or so small that e_sram / e_mac, or
-    // the counted form's b_w e_sram / (2 e_flop), overflows a double (energy.flop_pj = 1e-320 printed inf).
-    const double b_w = setup.bytes.weight;
-    if (!std::isfinite(analysis::reuse_threshold(e_sram, e_mac)) ||
-        !std::isfinite(analysis::reuse_threshold_as_counted(b_w, e_sram, e_mac)) || e_mac == 0) {
+    // No ratio to print when it is not a number: e_mac = 0 (-0 too), or so small that e_sram / e_mac
+    // overflows a double (energy.flop_pj = 1e-320 printed inf). print_reuse says so of the counted form.
+    if (!std::isfinite(analysis::reuse_threshold(e_sram, e_mac)) || e_mac == 0) {
       out << "  reuse_threshold = e_sram / e_mac: none, energy.flop_pj = " << full(e_mac)
           << (e_mac == 0 ? " (a multiply-add costs nothing" : " (a multiply-add costs next to nothing")
           << ", so no reuse brings a weight read's energy per input down to it)\n\n";
@@ -183,9 +181,13 @@ class TheoryCommand final : public Command {
         << " inputs per weight read from SRAM (T_local >= " << full(reuse)
         << "; e_mac = energy.flop_pj, seed 000's price per multiply-add)\n"
         << "    as the simulator counts energy (a weight read is b_w = " << b_w
-        << " bytes of e_sram, a multiply-add 2 flops of e_flop): b_w e_sram / (2 e_flop) = "
-        << analysis::two_significant(counted) << " (" << full(counted) << ")"
-        << (b_w == 2 ? ": the same, since b_w = 2" : "") << "\n\n";
+        << " bytes of e_sram, a multiply-add 2 flops of e_flop): b_w e_sram / (2 e_flop) = ";
+    if (std::isfinite(counted)) {
+      out << analysis::two_significant(counted) << " (" << full(counted) << ")"
+          << (b_w == 2 ? ": the same, since b_w = 2" : "") << "\n\n";
+    } else {  // b_w e_sram overflows where e_sram alone did not
+      out << "none, beyond a double's range\n\n";
+    }
   }
 
   // The in-flight figures multiply c by L^2 T_tau d (or L p T_tau d): a c that makes one of them infinite is

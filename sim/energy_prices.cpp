@@ -1,5 +1,6 @@
 #include "sim/energy_prices.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace spatialsim::sim {
@@ -28,7 +29,11 @@ EnergyPrices energy_preset(const std::string& name) {
 }
 
 std::string prices_source(const EnergyPrices& prices) {
-  const EnergyPrices preset = energy_preset(prices.preset);
+  const auto& presets = energy_presets();
+  const auto it = std::find_if(presets.begin(), presets.end(),
+                               [&](const EnergyPreset& p) { return p.name == prices.preset; });
+  if (it == presets.end()) return prices.preset;  // not a preset's name: nothing to compare with
+  const EnergyPrices& preset = it->prices;
   std::vector<std::string> set;
   if (prices.hop_pj != preset.hop_pj) set.emplace_back("energy.hop_pj");
   if (prices.sram_pj != preset.sram_pj) set.emplace_back("energy.sram_pj");

@@ -218,6 +218,12 @@ TEST(ResultsTable, SetupHeader) {
             std::string::npos)
       << priced.str();
   s.prices.hop_pj = 0.4;
+  // Prices under a name no preset has (a caller's own) are shown by that name, not refused.
+  s.prices.preset = "measured";
+  std::ostringstream own;
+  write_setup_header(own, s);
+  EXPECT_NE(own.str().find("energy  measured: 0.4 pJ/byte-hop"), std::string::npos) << own.str();
+  s.prices.preset = "dally2023";
   EXPECT_EQ(h.find("stage"), std::string::npos) << h;     // fully spatial: nothing said
   EXPECT_EQ(h.find("OpenBLAS"), std::string::npos) << h;  // counting mode multiplies nothing
 

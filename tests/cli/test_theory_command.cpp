@@ -134,6 +134,16 @@ TEST(TheoryCommand, ANearlyFreeFlopHasNoReuseThreshold) {
   for (const char* word : {"= inf", "(inf", "nan"}) EXPECT_FALSE(contains(r.out, word)) << r.out;
 }
 
+// Only the counted form overflowing (b_w e_sram / (2 e_flop) with b_w = 4): seed 000's ratio is still
+// printed, and the counted one says it is out of range (the whole threshold was "none").
+TEST(TheoryCommand, ACountedThresholdBeyondADoubleLeavesSeed000sRatio) {
+  const BinaryRun r =
+      run_binary("theory --energy.sram_pj=1e6 --energy.flop_pj=1e-302 --machine.weight_bytes=4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "reuse_threshold = e_sram / e_mac = 1.0e308 inputs per weight read")) << r.out;
+  EXPECT_TRUE(contains(r.out, "b_w e_sram / (2 e_flop) = none, beyond a double's range")) << r.out;
+}
+
 // Prices set over the preset are named as set, not as the preset's (the header said "of preset dally2023").
 TEST(TheoryCommand, PricesSetOverThePresetAreNamed) {
   const BinaryRun set = run_binary("theory --energy.sram_pj=2 --energy.flop_pj=0.25");
