@@ -218,7 +218,7 @@ class SweepCommand final : public Command {
 
     print_points(std::cout, plan, outcome.rows);
     print_slopes(std::cout, outcome.slopes);
-    std::cout << "\nwrote " << out << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
+    std::cout << "\nwrote " << sim::one_line(out) << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
     std::cout.flush();
     return overflow_policy.finish_sweep(overflowed_points(plan, outcome.rows), out);
   }

@@ -12,6 +12,10 @@ namespace spatialsim::sim {
 // character boundary (half a character is not text). The caller adds "..." when it is shorter than `text`.
 std::string_view shown_part(std::string_view text);
 
+// `text` printable on one line of a terminal, as an error line or a path on stdout shows it: line breaks
+// become spaces, other control bytes and bytes that are not UTF-8 become \xNN (a file name may hold any).
+std::string one_line(std::string_view text);
+
 // `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary
 // values are read.
 std::string_view trim_blanks(std::string_view text);

@@ -105,6 +105,16 @@ TEST_F(SweepCommandTest, OptionsReadAtSomePointsMayBeVaried) {
   EXPECT_EQ(c.exit_code, 0) << c.err;
 }
 
+// The file a sweep wrote is named on stdout printable on one line, as error lines name it: a tab in the
+// name (a file name may hold any byte) went to the terminal as it was.
+TEST_F(SweepCommandTest, TheFileWrittenIsNamedOnOneLine) {
+  const SweepRun r =
+      sweep("--sim.arith=none --vary model.depth=2,3 --schedule=forward --out \"$(printf 's\\tx.h5')\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nwrote s\\x09x.h5 (2 rows in /sweep/points)\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(path("s\tx.h5")));
+}
+
 TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepthSquared) {
   const SweepRun one = sweep(std::string(kSmall) + " --sim.threads=1 --out one.h5");
   const SweepRun two = sweep(std::string(kSmall) + " --sim.threads=2 --out two.h5");
