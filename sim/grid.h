@@ -45,7 +45,8 @@ class Grid {
 
   // The most tiles a grid may have. A run keeps about 440 bytes per tile (counters, ledger, routing, for
   // the default two schedules: 1.8 GB at 2048 x 2048, measured with `/usr/bin/time -v spatialsim run
-  // --sim.arith=none --mapping.grid=2048x2048`), and a results file holds a map per tile. Front ends refuse larger grids by name; the constructor throws.
+  // --sim.arith=none --mapping.grid=2048x2048`), and a results file holds a map per tile. Front ends refuse
+  // larger grids by name; the constructor throws.
   static constexpr std::uint64_t kMaxTiles = std::uint64_t{1} << 22;
 
   Grid(std::uint32_t width, std::uint32_t height, Topology topology);
