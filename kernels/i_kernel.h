@@ -1,7 +1,8 @@
 #pragma once
 // A kernel: one classic program of the spatial computer model (broadcast, reduce, transpose, Cannon's
 // matrix multiply, allreduce) run on the engine with real values, so that both its cost (byte-hops, depth,
-// makespan) and its result can be checked. Kernels use sim/ only; they know nothing of neural networks.
+// makespan) and its result can be checked. Kernels use sim/ only, not mappings/ or workloads/; their
+// messages carry sim's labels, which are named for training traffic (phase forward, kinds lane and scalar).
 //
 // Usage:
 //   auto kernel = kernels::KernelRegistry::create("reduce-tree", config);
