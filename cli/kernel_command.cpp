@@ -104,8 +104,7 @@ class KernelCommand final : public Command {
     kernels::KernelMachine machine{
         .width = width,
         .height = height,
-        .topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "torus" ? sim::Topology::torus
-                                                                                        : sim::Topology::mesh,
+        .topology = sim::topology_from_config(config),
         .element_bytes = element_bytes,
         .link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle"),
         // The limit `run` applies (sim/machine_limits.h): a larger latency wraps the event clock.

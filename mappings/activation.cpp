@@ -4,11 +4,16 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "sim/text.h"
+#include "sim/enum_names.h"
 
 namespace spatialsim::mappings {
 
 namespace {
+
+constexpr sim::EnumNames<Activation, 4> kActivationNames{{{{Activation::identity, "identity"},
+                                                           {Activation::relu, "relu"},
+                                                           {Activation::tanh, "tanh"},
+                                                           {Activation::gelu, "gelu"}}}};
 
 // One templated body per function so that the fp32 and fp64 paths cannot drift apart; the arithmetic
 // itself runs in the caller's precision (fp32 tiles must not silently compute in fp64).
@@ -60,25 +65,16 @@ Real derivative_impl(Activation a, Real z) {
 }  // namespace
 
 const std::vector<std::string>& activation_names() {
-  // Same order as the enum, so that index i names Activation(i).
-  static const std::vector<std::string> names{"identity", "relu", "tanh", "gelu"};
+  static const std::vector<std::string> names = kActivationNames.names();
   return names;
 }
 
 Activation parse_activation(std::string_view name) {
-  const auto& names = activation_names();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return static_cast<Activation>(i);
-  }
-  const std::string accepted = sim::joined(names);
-  throw std::invalid_argument("unknown activation '" + std::string(name) + "' (accepted: " + accepted + ")");
+  return kActivationNames.parse(name, "activation");
 }
 
 std::string_view name(Activation a) {
-  const auto index = static_cast<std::size_t>(a);
-  const auto& names = activation_names();
-  if (index >= names.size()) throw std::logic_error("name: activation out of range");
-  return names[index];
+  return kActivationNames.name(a);
 }
 
 double activate(Activation a, double z) {

@@ -5,10 +5,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/enum_names.h"
+
 namespace spatialsim::sim {
+namespace {
+
+constexpr EnumNames<Topology, 2> kTopologyNames{{{{Topology::mesh, "mesh"}, {Topology::torus, "torus"}}}};
+
+}  // namespace
 
 std::string_view name(Topology t) {
-  return t == Topology::mesh ? "mesh" : "torus";
+  return kTopologyNames.name(t);
+}
+
+Topology topology_from_config(const Config& config) {
+  return kTopologyNames.from_config(config, "machine.topology");
 }
 
 std::string grid_size_problem(std::uint64_t width, std::uint64_t height) {

@@ -23,8 +23,12 @@
 
 namespace spatialsim::sim {
 
+class Config;
+
 enum class Topology : std::uint8_t { mesh, torus };
 std::string_view name(Topology t);
+// Reads machine.topology; any other value is a ConfigError naming it and the choices.
+Topology topology_from_config(const Config& config);
 
 // A directed link: the output port `direction` of tile `from`. Dense id: from * 4 + direction.
 using LinkId = std::uint32_t;

@@ -3,23 +3,23 @@
 #include <limits>
 #include <string>
 
+#include "sim/enum_names.h"
+
 namespace spatialsim::workloads {
 
+namespace {
+
+constexpr sim::EnumNames<Arithmetic, 3> kArithmeticNames{
+    {{{Arithmetic::none, "none"}, {Arithmetic::fp32, "fp32"}, {Arithmetic::fp64, "fp64"}}}};
+
+}  // namespace
+
 std::string_view name(Arithmetic a) {
-  switch (a) {
-    case Arithmetic::none:
-      return "none";
-    case Arithmetic::fp32:
-      return "fp32";
-    case Arithmetic::fp64:
-      return "fp64";
-  }
-  return "?";
+  return kArithmeticNames.name(a);
 }
 
 Arithmetic arithmetic_from_config(const sim::Config& config) {
-  const std::string arith = config.get_choice("sim.arith", {"none", "fp32", "fp64"});
-  return arith == "none" ? Arithmetic::none : arith == "fp32" ? Arithmetic::fp32 : Arithmetic::fp64;
+  return kArithmeticNames.from_config(config, "sim.arith");
 }
 
 double largest_learning_rate(Arithmetic a) {

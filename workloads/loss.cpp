@@ -4,11 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "sim/text.h"
+#include "sim/enum_names.h"
 
 namespace spatialsim::workloads {
 
 namespace {
+
+constexpr sim::EnumNames<Loss, 2> kLossNames{{{{Loss::mse, "mse"}, {Loss::cross_entropy, "cross-entropy"}}}};
 
 void check_shapes(Loss loss, const sim::Matrix<double>& outputs, const sim::Matrix<double>& targets) {
   if (outputs.rows() != targets.rows() || outputs.cols() != targets.cols()) {
@@ -57,25 +59,16 @@ double softmax_row(const double* y, std::uint32_t n, double* p) {
 }  // namespace
 
 const std::vector<std::string>& loss_names() {
-  // Same order as the enum, so that index i names Loss(i).
-  static const std::vector<std::string> names{"mse", "cross-entropy"};
+  static const std::vector<std::string> names = kLossNames.names();
   return names;
 }
 
 Loss parse_loss(std::string_view name) {
-  const auto& names = loss_names();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return static_cast<Loss>(i);
-  }
-  const std::string accepted = sim::joined(names);
-  throw std::invalid_argument("unknown loss '" + std::string(name) + "' (accepted: " + accepted + ")");
+  return kLossNames.parse(name, "loss");
 }
 
 std::string_view name(Loss loss) {
-  const auto index = static_cast<std::size_t>(loss);
-  const auto& names = loss_names();
-  if (index >= names.size()) throw std::logic_error("name: loss out of range");
-  return names[index];
+  return kLossNames.name(loss);
 }
 
 double loss_value(Loss loss, const sim::Matrix<double>& outputs, const sim::Matrix<double>& targets) {

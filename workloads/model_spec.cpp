@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "sim/enum_names.h"
 #include "sim/option_spec.h"
 #include "workloads/reversible/reversible_model.h"
 
@@ -21,6 +22,9 @@ const sim::OptionRegistration options{
     {"model.loss", "choice", "the training loss, a mean over the step's tokens"},
     {"model.init_gain", "1", "weights are drawn N(0, init_gain^2 / d_in)", sim::OptionReach::values_only},
 };
+
+constexpr sim::EnumNames<ModelKind, 2> kModelKindNames{
+    {{{ModelKind::mlp, "mlp"}, {ModelKind::reversible, "reversible"}}}};
 
 }  // namespace
 
@@ -46,12 +50,16 @@ const char* layers_option(const sim::Config& config) {
 }
 
 std::string_view name(ModelKind kind) {
-  return kind == ModelKind::reversible ? "reversible" : "mlp";
+  return kModelKindNames.name(kind);
+}
+
+ModelKind model_kind_from_config(const sim::Config& config) {
+  return kModelKindNames.from_config(config, "model.kind");
 }
 
 ModelSpec model_from_config(const sim::Config& config) {
   ModelSpec m;
-  m.kind = reversible::model_kind_from_config(config);
+  m.kind = model_kind_from_config(config);
   if (m.kind == ModelKind::reversible) {
     m.widths = reversible::coupling_widths_from_config(config);
   } else if (widths_given(config)) {

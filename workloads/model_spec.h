@@ -19,6 +19,8 @@ namespace spatialsim::workloads {
 
 enum class ModelKind : std::uint8_t { mlp, reversible };
 std::string_view name(ModelKind kind);  // as model.kind says it: "mlp", "reversible"
+// Reads model.kind. Throws sim::ConfigError for an unknown kind.
+ModelKind model_kind_from_config(const sim::Config& config);
 
 struct DenseLayerShape {
   std::uint32_t d_in = 1;

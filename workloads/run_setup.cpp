@@ -243,8 +243,7 @@ RunSetup setup_from_config(const sim::Config& config) {
   s.learning_rate = config.get_nonnegative_double("train.lr");
 
   // Machine.
-  s.topology = config.get_choice("machine.topology", {"mesh", "torus"}) == "mesh" ? sim::Topology::mesh
-                                                                                  : sim::Topology::torus;
+  s.topology = sim::topology_from_config(config);
   s.timing.hop_latency = sim::hop_latency_from_config(config);
   s.timing.link_bytes_per_cycle = config.get_uint("machine.link_bytes_per_cycle");
   s.timing.flops_per_cycle = config.get_uint("machine.flops_per_cycle");

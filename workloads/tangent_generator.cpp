@@ -7,6 +7,7 @@
 
 #include "sim/config.h"
 #include "sim/counters.h"
+#include "sim/enum_names.h"
 #include "sim/option_spec.h"
 #include "workloads/philox.h"
 #include "workloads/run_setup.h"
@@ -20,6 +21,9 @@ const sim::OptionRegistration options{
      sim::OptionReach::values_only},
     {"fg.tangents", "tangents", "K, the tangents per step of the forward-gradient schedules (1..65536)"},
 };
+
+constexpr sim::EnumNames<TangentKind, 2> kTangentKindNames{
+    {{{TangentKind::gaussian, "gaussian"}, {TangentKind::rademacher, "rademacher"}}}};
 
 // Counter word 1 of a bias element: the row field's top bit, which no weight row reaches (kMaxRows).
 constexpr std::uint32_t kBiasFlag = 0x80000000u;
@@ -74,18 +78,11 @@ std::uint32_t lanes_per_block(TangentKind kind) {
 }  // namespace
 
 std::string_view name(TangentKind kind) {
-  switch (kind) {
-    case TangentKind::gaussian:
-      return "gaussian";
-    case TangentKind::rademacher:
-      return "rademacher";
-  }
-  return "?";
+  return kTangentKindNames.name(kind);
 }
 
 TangentKind parse_tangent_kind(const sim::Config& config) {
-  return config.get_choice("fg.tangent", {"gaussian", "rademacher"}) == "gaussian" ? TangentKind::gaussian
-                                                                                   : TangentKind::rademacher;
+  return kTangentKindNames.from_config(config, "fg.tangent");
 }
 
 std::uint32_t parse_tangent_count(const sim::Config& config) {

@@ -22,11 +22,6 @@ std::string CouplingLayers::name(std::uint32_t layer) const {
   return out;
 }
 
-ModelKind model_kind_from_config(const sim::Config& config) {
-  return config.get_choice("model.kind", {"mlp", "reversible"}) == "mlp" ? ModelKind::mlp
-                                                                         : ModelKind::reversible;
-}
-
 std::vector<std::uint32_t> coupling_widths_from_config(const sim::Config& config) {
   if (widths_given(config))
     config.fail("model.widths",

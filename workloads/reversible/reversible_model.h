@@ -8,7 +8,6 @@
 //   exit:   y = [a b] W_x + b_x                     d -> d_out, linear, to the loss
 //
 // Usage:
-//   ModelKind kind = reversible::model_kind_from_config(config);
 //   model.widths = reversible::coupling_widths_from_config(config);   // d_0, d, ..., d, d_out
 //   CouplingLayers ids{model.coupling_blocks()};  ids.f(1), ids.g(1), ids.exit();
 
@@ -32,9 +31,6 @@ struct CouplingLayers {
   // "entry", "F1", "G1", ..., "exit": the names checks and exports use.
   std::string name(std::uint32_t layer) const;
 };
-
-// Reads model.kind. Throws sim::ConfigError for an unknown kind.
-ModelKind model_kind_from_config(const sim::Config& config);
 
 // The stage widths of a reversible model from model.inputs/width/depth/outputs. Throws sim::ConfigError
 // naming the key: model.widths set (a reversible model has one trunk width), model.width odd.
