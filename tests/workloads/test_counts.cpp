@@ -205,7 +205,7 @@ TEST(Counts, BytesAndMessagesAreEveryMessageOnce) {
   EXPECT_EQ(sum(b.tiles.bytes_sent), sum(b.tiles.bytes_received) - host);
 }
 
-TEST(Counts, EventsAreTheMessagesPlusOneInjectionTimerPerWavefrontPlusOneUpdatePerTile) {
+TEST(Counts, EventsAreTheMessagesPlusOneInjectionTimerPerWavefrontPlusOneUpdatePerTileOfEachLayer) {
   const RunResult f = run_with(kOdd, "forward");
   EXPECT_EQ(f.counters.events, f.counters.messages.total() + kG);
   const RunResult b = run_with(kOdd, "backprop");

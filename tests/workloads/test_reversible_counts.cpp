@@ -91,7 +91,7 @@ TEST(ReversibleCounts, PeakStashDoesNotGrowWithDepthAndInflightGrowsLinearly) {
   // Linear: doubling L from 8 to 16 adds about twice what doubling it from 4 to 8 added.
   const double step_small = static_cast<double>(inflight[2] - inflight[1]);
   const double step_large = static_cast<double>(inflight[3] - inflight[2]);
-  // Measured: 38848, 68800, 128704, 248512 byte-cycles (14976 per block), peak 1280 bytes.
+  // Measured: 38848, 68800, 128704, 248512 byte-cycles (14976 per block), peak 1152 bytes.
   EXPECT_DOUBLE_EQ(step_large / step_small, 2.0);
 }
 

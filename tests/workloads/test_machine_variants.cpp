@@ -1,0 +1,365 @@
+// Backprop's counts on machines other than the default latency-1 mesh with unlimited links (MODEL.md
+// section 2): a torus (wrap-around routes), hop_latency > 1, and finite link bandwidth. Expectations are
+// worked out here, not read from the simulator's routing (no grid.hops, no plan_redistribution, no split):
+// - a route's length is the Manhattan distance on a mesh and the wrap-around minimum in each dimension on a
+//   torus, min(|dx|, W - |dx|) + min(|dy|, H - |dy|); the host reaches a tile through the nearest edge tile,
+//   1 + min(x, y, W - 1 - x, H - 1 - y), on a torus as on a mesh (docs/model.md, "The host at the grid
+//   edge");
+// - with latency-only links and instantaneous compute, every value appears hop_latency cycles per hop
+//   after its inputs, so the layer-timing model of tests/workloads/test_backprop.cpp (BackpropTimeline)
+//   holds in cycles, each hop costing hop_latency cycles and each route its length on the machine: it gives
+//   the stash integral, the peaks, the depth (in hops) and the makespan (in cycles);
+// - with finite bandwidth, one layer on 1x3 tiles with two wavefronts is timed by hand from the cut-through
+//   rule of docs/model.md ("Finite bandwidth"): a message occupies each link of its route ceil(bytes / bw)
+//   cycles, links are reserved in send order, and it arrives hops x hop_latency + ceil(bytes / bw) cycles
+//   after it starts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/test_names.h"
+#include "tests/workloads/layout_formulas.h"
+#include "tests/workloads/network_test_support.h"
+
+namespace spatialsim::workloads {
+namespace {
+
+using sim::MessageKind;
+using sim::Phase;
+using testing_support::config_with;
+using testing_support::for_each_piece;
+using testing_support::run_with;
+using testing_support::split_sizes;
+
+// Route length between two tiles: Manhattan on a mesh, the shorter way round each ring on a torus.
+struct Distance {
+  bool torus = false;
+  std::int32_t width = 0, height = 0;
+  std::uint64_t operator()(sim::Coord a, sim::Coord b) const {
+    std::int32_t dx = std::abs(a.x - b.x), dy = std::abs(a.y - b.y);
+    if (torus) dx = std::min(dx, width - dx), dy = std::min(dy, height - dy);
+    return static_cast<std::uint64_t>(dx + dy);
+  }
+};
+
+struct MachineCase {
+  std::string topology;  // mesh | torus
+  std::string grid;      // mapping.grid: auto (the placement's bounding box) or WxH
+  std::uint32_t hop_latency;
+  std::string xstash;
+};
+
+// gtest prints a failing case's parameter with this (not as raw bytes).
+void PrintTo(const MachineCase& c, std::ostream* os) {
+  *os << c.topology << " " << c.grid << " hop_latency=" << c.hop_latency << " xstash=" << c.xstash;
+}
+
+// Widths that divide neither 3 rows nor 2 columns, on the rowmajor placement (boundaries several hops
+// long); 20 tokens in wavefronts of 6, the last of 2.
+const std::vector<std::uint32_t> kWidths = {9, 7, 12, 5};
+constexpr std::uint64_t kTokens = 20, kWavefront = 6, kBa = 2, kBp = 2;
+
+std::vector<std::string> overrides_for(const MachineCase& c, std::uint32_t hop_latency) {
+  return {"--model.widths=9,7,12,5",
+          "--mapping.block=3x2",
+          "--mapping.placement=rowmajor",
+          "--model.activation=relu",
+          "--model.loss=mse",
+          "--step.tokens=20",
+          "--step.wavefront=6",
+          "--backprop.xstash=" + c.xstash,
+          "--machine.topology=" + c.topology,
+          "--mapping.grid=" + c.grid,
+          "--machine.hop_latency=" + std::to_string(hop_latency),
+          "--sim.arith=none"};
+}
+
+class BackpropOnMachine : public ::testing::TestWithParam<MachineCase> {
+ protected:
+  void SetUp() override {
+    const MachineCase& c = GetParam();
+    setup = setup_from_config(config_with(overrides_for(c, c.hop_latency)));
+    result = run_with(overrides_for(c, c.hop_latency), "backprop");
+    dist = Distance{c.topology == "torus", static_cast<std::int32_t>(setup.grid_width),
+                    static_cast<std::int32_t>(setup.grid_height)};
+  }
+  // Element-hops of one token across layer l's boundary (its output tiles to layer l + 1's lane entries).
+  std::uint64_t boundary_hops(std::uint32_t l, const Distance& d) const {
+    std::uint64_t hops = 0;
+    const auto& blocks = setup.placement.blocks;
+    for_each_piece(setup, l, [&](std::uint32_t j, std::uint32_t i, std::uint32_t elements) {
+      hops += elements * d(blocks[l].output_tile(j), blocks[l + 1].lane_entry(i));
+    });
+    return hops;
+  }
+  RunSetup setup;
+  RunResult result;
+  Distance dist;
+};
+
+// Per token: lanes b_a d_in (c - 1) and columns b_p d_out (r - 1) in each direction (dX shares not for the
+// first layer), the same on every machine (neighbour hops); redistribution the pieces' route lengths, once
+// forward and once back; the host's inputs and targets through the nearest edge.
+TEST_P(BackpropOnMachine, ByteHopsPerKindFollowTheRouteLengths) {
+  const MachineCase& c = GetParam();
+  const auto& blocks = setup.placement.blocks;
+  const std::uint32_t L = setup.model.layers();
+  std::uint64_t lane = 0, psum = 0, back_lane = 0, back_psum = 0, rebroadcast = 0, redistribution = 0;
+  std::uint64_t mesh_redistribution = 0;
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const std::uint64_t d_in = kWidths[l], d_out = kWidths[l + 1], r = blocks[l].rows, cols = blocks[l].cols;
+    lane += kBa * d_in * (cols - 1);
+    psum += kBp * d_out * (r - 1);
+    back_lane += kBa * d_out * (r - 1);
+    if (l > 0) back_psum += kBp * d_in * (cols - 1);
+    rebroadcast += kBa * d_in * (cols - 1);
+    if (l + 1 < L) {
+      redistribution += kBa * boundary_hops(l, dist);
+      mesh_redistribution += kBa * boundary_hops(l, Distance{});
+    }
+  }
+  if (c.topology == "torus") {  // the case must exercise the wrap-around
+    ASSERT_LT(redistribution, mesh_redistribution);
+  }
+  std::uint64_t host = 0;
+  const auto in_rows = split_sizes(kWidths[0], blocks[0].rows);
+  const auto out_cols = split_sizes(kWidths[L], blocks[L - 1].cols);
+  for (std::uint32_t i = 0; i < in_rows.size(); ++i)
+    host += kBa * in_rows[i] * testing_support::host_hops(setup, blocks[0].lane_entry(i));
+  for (std::uint32_t j = 0; j < out_cols.size(); ++j)
+    host += kBa * out_cols[j] * testing_support::host_hops(setup, blocks[L - 1].output_tile(j));
+
+  const auto& hops = result.counters.byte_hops;
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::lane), kTokens * lane);
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::psum), kTokens * psum);
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::redistribution), kTokens * redistribution);
+  EXPECT_EQ(hops.at(Phase::forward, MessageKind::host), kTokens * host);
+  EXPECT_EQ(hops.phase_total(Phase::forward), kTokens * (lane + psum + redistribution + host));
+  EXPECT_EQ(hops.at(Phase::backward, MessageKind::lane), kTokens * back_lane);
+  EXPECT_EQ(hops.at(Phase::backward, MessageKind::psum), kTokens * back_psum);
+  EXPECT_EQ(hops.at(Phase::backward, MessageKind::redistribution), kTokens * redistribution);
+  const std::uint64_t back_rebroadcast = c.xstash == "rebroadcast" ? kTokens * rebroadcast : 0;
+  EXPECT_EQ(hops.at(Phase::backward, MessageKind::rebroadcast), back_rebroadcast);
+  EXPECT_EQ(hops.phase_total(Phase::backward),
+            kTokens * (back_lane + back_psum + redistribution) + back_rebroadcast);
+  EXPECT_EQ(hops.phase_total(Phase::update), 0u);
+}
+
+// test_backprop.cpp's BackpropTimeline in cycles: a hop costs hop_latency cycles (host hops included), a
+// route between blocks its length on the machine. X is stashed on a tile from its arrival until dZ reaches
+// it (only on the lane entry under rebroadcast), Z on an output tile from the column's end until its
+// backward start. Wavefronts do not delay one another (latency-only links, instantaneous compute): each
+// repeats the first one's timeline from its injection, at multiples of I = hop_latency (r_0 + c_0 - 1)
+// (docs/model.md, "The injection interval").
+TEST_P(BackpropOnMachine, InflightPeaksDepthAndMakespanFromLayerTimingsInCycles) {
+  const MachineCase& c = GetParam();
+  const std::uint64_t lat = c.hop_latency;
+  const bool rebroadcast = c.xstash == "rebroadcast";
+  const std::uint32_t L = setup.model.layers();
+  const auto& blocks = setup.placement.blocks;
+  auto steps = [](std::uint32_t a, std::uint32_t b) { return std::uint64_t{a > b ? a - b : b - a}; };
+  auto host = [&](sim::Coord t) { return lat * testing_support::host_hops(setup, t); };
+
+  // Forward: when each tile's X arrives, when each column's output is complete (cycles from injection).
+  std::vector<std::vector<std::uint64_t>> x_arrival(L), column_end(L);
+  std::vector<std::uint64_t> entry;
+  for (std::uint32_t i = 0; i < blocks[0].rows; ++i) entry.push_back(host(blocks[0].lane_entry(i)));
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const mappings::BlockLayout& b = blocks[l];
+    x_arrival[l].assign(b.rows * b.cols, 0);
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j)
+        x_arrival[l][i * b.cols + j] = entry[i] + lat * steps(j, b.entry_col());
+    column_end[l].assign(b.cols, 0);
+    for (std::uint32_t j = 0; j < b.cols; ++j) {
+      std::uint64_t t = 0;  // the running partial sum, row by row toward the output row
+      for (std::uint32_t step = 0; step < b.rows; ++step) {
+        const std::uint32_t i = b.outputs_at_first_row ? b.rows - 1 - step : step;
+        t = std::max(step == 0 ? 0 : t + lat, x_arrival[l][i * b.cols + j]);
+      }
+      column_end[l][j] = t;
+    }
+    if (l + 1 == L) break;
+    const mappings::BlockLayout& next = blocks[l + 1];
+    entry.assign(next.rows, 0);
+    for_each_piece(setup, l, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
+      entry[i] = std::max(entry[i], column_end[l][j] + lat * dist(b.output_tile(j), next.lane_entry(i)));
+    });
+  }
+
+  // Backward, and what is stashed where and when.
+  struct StashEntry {
+    sim::Coord tile;
+    std::uint64_t stored, released, bytes_per_token;
+  };
+  std::vector<StashEntry> stash;
+  std::uint64_t latest = 0;                             // the wavefront's last delivery
+  std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
+  const mappings::BlockLayout& last = blocks[L - 1];
+  for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host(last.output_tile(j)));
+  for (std::uint32_t l = L; l-- > 0;) {
+    const mappings::BlockLayout& b = blocks[l];
+    const auto row_sizes = split_sizes(kWidths[l], b.rows), col_sizes = split_sizes(kWidths[l + 1], b.cols);
+    std::vector<std::uint64_t> dz(b.rows * b.cols);
+    for (std::uint32_t i = 0; i < b.rows; ++i)
+      for (std::uint32_t j = 0; j < b.cols; ++j) {
+        const std::uint32_t k = i * b.cols + j;
+        dz[k] = start[j] + lat * steps(i, b.output_row());
+        latest = std::max(latest, dz[k]);
+        if (!rebroadcast || j == b.entry_col())
+          stash.push_back({b.coord(i, j), x_arrival[l][k], dz[k], kBa * row_sizes[i]});
+      }
+    if (rebroadcast)  // the lane entry sends its X along the row again once its dZ is in
+      for (std::uint32_t i = 0; i < b.rows; ++i)
+        for (std::uint32_t j = 0; j < b.cols; ++j)
+          latest = std::max(latest, dz[i * b.cols + b.entry_col()] + lat * steps(j, b.entry_col()));
+    if (l + 1 < L)
+      for (std::uint32_t j = 0; j < b.cols; ++j)
+        stash.push_back({b.output_tile(j), column_end[l][j], start[j], kBa * col_sizes[j]});
+    if (l == 0) break;
+    // dX shares run from the lane's exit to its entry; the pieces go back to the producer's output tiles.
+    std::vector<std::uint64_t> dx_ready(b.rows);
+    for (std::uint32_t i = 0; i < b.rows; ++i) {
+      std::uint64_t t = 0;
+      for (std::uint32_t step = 0; step < b.cols; ++step) {
+        const std::uint32_t j = b.lanes_enter_at_last_col ? step : b.cols - 1 - step;
+        t = std::max(step == 0 ? 0 : t + lat, dz[i * b.cols + j]);
+      }
+      dx_ready[i] = t;
+    }
+    const mappings::BlockLayout& prev = blocks[l - 1];
+    start.assign(prev.cols, 0);
+    for_each_piece(setup, l - 1, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
+      start[j] = std::max(start[j], dx_ready[i] + lat * dist(b.lane_entry(i), prev.output_tile(j)));
+    });
+  }
+
+  const std::uint64_t interval = lat * (blocks[0].rows + blocks[0].cols - 1);
+  EXPECT_EQ(setup.injection_interval, interval);
+  std::uint64_t per_token = 0;
+  for (const StashEntry& e : stash) per_token += e.bytes_per_token * (e.released - e.stored);
+  EXPECT_EQ(result.counters.inflight_byte_cycles, per_token * kTokens);
+
+  // Peaks: what is held once each cycle's stores and releases are all made, over every wavefront.
+  const std::uint64_t G = (kTokens + kWavefront - 1) / kWavefront;
+  using Changes = std::map<std::uint64_t, std::int64_t>;
+  Changes total;
+  std::map<std::pair<std::int32_t, std::int32_t>, Changes> per_tile;
+  for (std::uint64_t g = 0; g < G; ++g) {
+    const std::uint64_t at = g * interval, tokens = std::min(kWavefront, kTokens - g * kWavefront);
+    for (const StashEntry& e : stash) {
+      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
+      for (Changes* changes : {&total, &per_tile[{e.tile.x, e.tile.y}]}) {
+        (*changes)[at + e.stored] += bytes;
+        (*changes)[at + e.released] -= bytes;
+      }
+    }
+  }
+  auto peak_of = [](const Changes& changes) {
+    std::int64_t held = 0, peak = 0;
+    for (const auto& [cycle, change] : changes) peak = std::max(peak, held += change);
+    return static_cast<std::uint64_t>(peak);
+  };
+  EXPECT_EQ(result.counters.peak_stash_bytes, peak_of(total));
+  std::uint64_t tile_peak = 0;
+  for (const auto& [tile, changes] : per_tile) tile_peak = std::max(tile_peak, peak_of(changes));
+  EXPECT_EQ(result.counters.peak_tile_stash_bytes, tile_peak);
+  // Depth is in hops: every time above is hop_latency times a chain of hops.
+  ASSERT_EQ(latest % lat, 0u);
+  EXPECT_EQ(result.counters.depth, latest / lat);
+  EXPECT_EQ(result.counters.makespan_cycles, (G - 1) * interval + latest);
+}
+
+// What a slower hop changes and what it does not: with nothing but hops taking time, every event of the
+// step (the injections included, the interval being hop_latency (r_0 + c_0 - 1)) happens hop_latency times
+// later than with one cycle per hop. So the makespan and the stash integral scale by hop_latency, while the
+// depth (in hops), the peaks (the same overlaps, stretched) and every traffic count stay.
+class SlowerHop : public BackpropOnMachine {};
+
+TEST_P(SlowerHop, StretchesTimeButNotDepthPeaksOrTraffic) {
+  const MachineCase& c = GetParam();
+  ASSERT_GT(c.hop_latency, 1u);
+  const sim::Counters one = run_with(overrides_for(c, 1), "backprop").counters;
+  const sim::Counters& slow = result.counters;
+  EXPECT_EQ(slow.makespan_cycles, c.hop_latency * one.makespan_cycles);
+  EXPECT_EQ(slow.inflight_byte_cycles, c.hop_latency * one.inflight_byte_cycles);
+  EXPECT_EQ(slow.depth, one.depth);
+  EXPECT_EQ(slow.peak_stash_bytes, one.peak_stash_bytes);
+  EXPECT_EQ(slow.peak_tile_stash_bytes, one.peak_tile_stash_bytes);
+  EXPECT_TRUE(slow.byte_hops == one.byte_hops);
+  EXPECT_TRUE(slow.messages == one.messages);
+}
+
+std::string case_name(const ::testing::TestParamInfo<MachineCase>& param_info) {
+  const MachineCase& c = param_info.param;
+  return testing_support::gtest_name(c.topology + "_" + c.grid + "_latency" + std::to_string(c.hop_latency) +
+                                     "_" + c.xstash);
+}
+
+// The placement's own 4x6 box as a torus: layer 1's outputs at x = 2, 3 reach layer 2's lanes at x = 0 the
+// short way round (3 hops become 1; 2 is a tie on the even ring). A 5x7 torus: still shorter x routes, and
+// the last block's output row (y = 5) is no longer on the edge, so the targets take 2 host hops.
+const MachineCase kTorusAuto{"torus", "auto", 1, "replicate"};
+const MachineCase kTorus5x7{"torus", "5x7", 1, "rebroadcast"};
+const MachineCase kTorus5x7Slow{"torus", "5x7", 2, "replicate"};
+const MachineCase kMesh5x7Slow{"mesh", "5x7", 3, "rebroadcast"};
+const MachineCase kMeshAutoSlow{"mesh", "auto", 2, "replicate"};
+
+INSTANTIATE_TEST_SUITE_P(RowMajorOddWidths, BackpropOnMachine,
+                         ::testing::Values(kTorusAuto, kTorus5x7, kTorus5x7Slow, kMesh5x7Slow, kMeshAutoSlow),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(RowMajorOddWidths, SlowerHop,
+                         ::testing::Values(kTorus5x7Slow, kMesh5x7Slow, kMeshAutoSlow), case_name);
+
+// Finite bandwidth, by hand. One layer 5 -> 7 on 1x3 tiles (one row: every tile is its column's output
+// tile, so nothing travels in columns, and the backward pass sends nothing), cross-entropy, 5 tokens in
+// wavefronts of 3 and 2, link_bytes_per_cycle = 3, one cycle per hop. Messages (s: serialization cycles):
+// lane X, b_a T_g 5 = 30 bytes (s = 10) or 20 bytes (s = 7); the log-sum-exp running value and total,
+// b_p T_g = 6 or 4 bytes (s = 2). The interval is I = (1 + 3 - 1) + ceil(30 / 3) = 13. Host messages (X
+// into tile 0, targets into every tile; all tiles are on the edge) take 1 cycle, no serialization.
+// Wavefront 0, from 0:
+//   1: X at tile 0, sent on to tile 1 (link 0->1 busy 1..11, arrives 12); then its lse (waits: 11..13,
+//      arrives 14).
+//  12: X at tile 1, sent on (link 1->2 busy 12..22, arrives 23). 14: lse merged and sent (22..24, arrives
+//      25).
+//  23: X at tile 2. 25: the total there: column 2's dL/dy and dW (X on tile 2 released); the total goes
+//      back west, 25 + 1 + 2 = 28 at tile 1 (released), 31 at tile 0 (released).
+// Wavefront 1, from 13:
+//  14: X at tile 0, sent on (link 0->1 free since 13: busy 14..21, arrives 22); its lse (21..23, arrives 24).
+//  22: X at tile 1, sent on, but link 1->2 is wavefront 0's until 24 (24..31, arrives 32). 24: lse merged,
+//      sent behind it (31..33, arrives 34).
+//  32: X at tile 2. 34: the total, released; back west: 37 at tile 1, 40 at tile 0. The step ends at 40.
+// X (replicate: every tile stashes all 5 features): 30 bytes for wavefront 0, held 30, 16 and 2 cycles on
+// tiles 0, 1, 2; 20 bytes for wavefront 1, held 26, 15 and 2. The largest total is at 23..24: 30 on each
+// tile for wavefront 0 and 20 on tiles 0 and 1 for wavefront 1; the largest on one tile 30 + 20. Depth
+// (hops): the host's 1, the lse chain's 2 to tile 2, the total's 2 back: 5. Unlimited links would end the
+// step at 13 + 5.
+TEST(FiniteBandwidth, OneLayerOnOneRowTwoWavefrontsByHand) {
+  const std::vector<std::string> overrides = {
+      "--model.widths=5,7", "--mapping.block=1x3", "--model.loss=cross-entropy",      "--step.tokens=5",
+      "--step.wavefront=3", "--sim.arith=none",    "--machine.link_bytes_per_cycle=3"};
+  const RunSetup setup = setup_from_config(config_with(overrides));
+  ASSERT_EQ(setup.grid_width * setup.grid_height, 3u);  // one row of three tiles, all on the edge
+  EXPECT_EQ(setup.injection_interval, 13u);
+  const sim::Counters r = run_with(overrides, "backprop").counters;
+  EXPECT_EQ(r.makespan_cycles, 40u);
+  EXPECT_EQ(r.inflight_byte_cycles, 30u * (30 + 16 + 2) + 20u * (26 + 15 + 2));
+  EXPECT_EQ(r.peak_stash_bytes, 3u * 30 + 2 * 20);
+  EXPECT_EQ(r.peak_tile_stash_bytes, 30u + 20);
+  EXPECT_EQ(r.depth, 5u);
+  // Bandwidth changes no count but time: per token, the lane's 2 hops of b_a 5 bytes, the lse chain's 2
+  // hops out and 2 back of b_p bytes, the host's 1 hop for 5 input and 7 target features.
+  EXPECT_EQ(r.byte_hops.at(Phase::forward, MessageKind::lane), 5u * 2 * 5 * 2);
+  EXPECT_EQ(r.byte_hops.at(Phase::forward, MessageKind::scalar), 5u * 2 * 4);
+  EXPECT_EQ(r.byte_hops.at(Phase::forward, MessageKind::host), 5u * 2 * (5 + 7));
+  EXPECT_EQ(r.byte_hops.phase_total(Phase::backward), 0u);
+}
+
+}  // namespace
+}  // namespace spatialsim::workloads
