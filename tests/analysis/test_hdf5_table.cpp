@@ -199,7 +199,8 @@ TEST_F(Hdf5TableTest, OtherTablesAreChunked) {
 // hundred bytes per column, not the few kilobytes of a chunk index per column.
 TEST_F(Hdf5TableTest, OneRowTableIsSmall) {
   std::vector<TableColumn> columns;
-  for (int c = 0; c < 80; ++c) columns.push_back({"c" + std::to_string(c), ColumnType::uint64, "bytes"});
+  for (int c = 0; c < 80; ++c)
+    columns.push_back({std::string("c").append(std::to_string(c)), ColumnType::uint64, "bytes"});
   std::vector<TableValue> row(columns.size(), TableValue(std::uint64_t{12345}));
   const auto write = [&](const std::string& name, std::size_t contiguous_rows) {
     Hdf5File file(path(name));

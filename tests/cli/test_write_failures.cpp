@@ -36,9 +36,10 @@ TEST_P(WriteFailureTest, OneLineExitOneAndNothingLeft) {
   auto entries = dir_entries();
   entries.erase(std::remove(entries.begin(), entries.end(), "s.h5.points"), entries.end());
   EXPECT_TRUE(entries.empty()) << entries.front();
-  if (std::filesystem::exists(path("s.h5.points")))  // a sweep keeps finished points only
+  if (std::filesystem::exists(path("s.h5.points"))) {  // a sweep keeps finished points only
     for (const auto& e : std::filesystem::directory_iterator(path("s.h5.points")))
       EXPECT_EQ(e.path().extension(), ".h5") << e.path();
+  }
 }
 
 // --help past the limit: standard output fails with one line, exit 2 (it was killed by SIGXFSZ, which the
@@ -63,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
                          "sweep --vary model.depth=2,3,4,5,6,7,8 --schedule=forward,backprop,checkpoint "
                          "--sim.arith=none --sim.threads=2 --out=s.h5",
                          "s.h5.points/"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace spatialsim::cli

@@ -69,9 +69,10 @@ TEST(ScalarTree, AMemberBesideANearerMemberHangsFromItByOneHop) {
       bool beside_a_nearer_member = false;
       for (const sim::TileId m : tree.members)
         beside_a_nearer_member |= grid.hops(m, t) == 1 && grid.hops(root, m) + 1 == grid.hops(root, t);
-      if (beside_a_nearer_member)
+      if (beside_a_nearer_member) {
         EXPECT_EQ(grid.hops(tree.members[static_cast<std::size_t>(tree.parent[k])], t), 1u)
             << name(topology) << " member (" << grid.coord(t).x << ", " << grid.coord(t).y << ")";
+      }
     }
   }
 }

@@ -31,7 +31,7 @@ TEST_P(GridRouting, HopsEqualBreadthFirstDistances) {
     for (TileId dst = 0; dst < grid.tile_count(); ++dst) {
       ASSERT_EQ(static_cast<int>(grid.hops(src, dst)), dist[dst]) << "src " << src << " dst " << dst;
       TileId at = src;
-      std::uint32_t links = 0;
+      std::uint32_t links_taken = 0;
       grid.for_each_link_on_route(src, dst, [&](LinkId link) {
         ASSERT_EQ(link / 4, at);
         const Coord c = grid.coord(at);
@@ -43,10 +43,10 @@ TEST_P(GridRouting, HopsEqualBreadthFirstDistances) {
           ASSERT_TRUE(grid.contains({c.x + dx, c.y + dy}));
         }
         at = grid.tile_id(next.x, next.y);
-        ++links;
+        ++links_taken;
       });
       EXPECT_EQ(at, dst);
-      EXPECT_EQ(links, grid.hops(src, dst));
+      EXPECT_EQ(links_taken, grid.hops(src, dst));
     }
   }
 }

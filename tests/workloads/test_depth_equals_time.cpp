@@ -65,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
       for (const std::string& o : test.param.options)
         if (o.find("segment") != std::string::npos || o.find("slots") != std::string::npos ||
             o.find("xstash") != std::string::npos || o.find("placement") != std::string::npos)
-          name += "_" + o.substr(o.find('=') + 1);
+          name.append("_").append(o.substr(o.find('=') + 1));
       return testing_support::gtest_name(name);
     });
 
