@@ -39,7 +39,12 @@ std::string general(double v, int significant) {
   return s.find('e') == std::string::npos ? s : scientific(v);
 }
 
-std::string format_metric(const Metric& m) {
+// A NaN is "no value" from a run that computed none (counting mode's final_loss), but a measured NaN from
+// one that computed values (they overflowed): "-" would hide it.
+std::string format_cell(const Metric& m, const workloads::RunResult& r) {
+  if (const double* v = std::get_if<double>(&m.value);
+      v != nullptr && std::isnan(*v) && !r.loss_per_step.empty())
+    return "nan";
   return std::visit([](auto v) { return format_number(v); }, m.value);
 }
 
@@ -163,9 +168,9 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
     const Metric* first = lookup(metrics.front(), name);
     if (first == nullptr) continue;
     std::vector<std::string> row{name, first->unit};
-    for (const auto& m : metrics) {
-      const Metric* v = lookup(m, name);
-      row.push_back(v == nullptr ? "-" : format_metric(*v));
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      const Metric* v = lookup(metrics[i], name);
+      row.push_back(v == nullptr ? "-" : format_cell(*v, results[i]));
     }
     if (forward) {
       const Metric* base = lookup(forward_metrics, name);
@@ -203,6 +208,23 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
     }
     line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';
+  }
+}
+
+void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
+                      workloads::Arithmetic arithmetic) {
+  for (const auto& r : results) {
+    const auto bad = std::find_if(r.loss_per_step.begin(), r.loss_per_step.end(),
+                                  [](double loss) { return !std::isfinite(loss); });
+    if (bad == r.loss_per_step.end()) continue;
+    const auto step = static_cast<std::size_t>(bad - r.loss_per_step.begin()) + 1;
+    out << "note: " << r.schedule << "'s loss is not finite ("
+        << (std::isnan(*bad) ? "nan" : format_number(*bad)) << ") from step " << step << " of "
+        << r.loss_per_step.size() << ": its " << workloads::name(arithmetic)
+        << " values overflowed; "
+        // Before the first update only the initial weights (and the data) can have overflowed.
+        << (step == 1 ? "a smaller model.init_gain or input scale keeps them finite\n"
+                      : "a smaller train.lr or model.init_gain keeps them finite\n");
   }
 }
 

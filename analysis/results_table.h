@@ -28,8 +28,8 @@ const std::vector<std::string>& default_table_rows();
 
 // Integers below 1e6 exactly; larger ones as 4 significant digits, "1.235e6".
 std::string format_number(std::uint64_t value);
-// NaN as "-"; |v| in [1e-3, 1e6) with up to 6 significant digits ("0.125", "1234.5"); otherwise
-// "1.235e6" / "2.5e-4".
+// NaN as "-" (the table prints "nan" for a NaN measured by a run that computed values); |v| in [1e-3, 1e6)
+// with up to 6 significant digits ("0.125", "1234.5"); otherwise "1.235e6" / "2.5e-4".
 std::string format_number(double value);
 // ratio_to_forward with up to 4 significant digits ("2.8", "1", "0.3333"); "-" when it is not defined.
 std::string format_ratio(double numerator, double denominator);
@@ -44,12 +44,20 @@ const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& re
 
 // Contract: one column per result in the order given and, when `forward` (a forward-only run on the same
 // setup: one of `results`, or a baseline run for the ratios alone) is given, one `<schedule>/forward`
-// column for every other result. A ratio whose forward value is 0 or not a number, or of a figure that is
-// not a machine cost (Metric::machine_cost: the loss, wall time, event rate), prints "-". A row whose
+// column for every other result. A NaN value is "-" from a run that computed no values (counting mode's
+// final_loss) and "nan" from one that did. A ratio whose forward value is 0 or not a number, or of a figure
+// that is not a machine cost (Metric::machine_cost: the loss, wall time, event rate), prints "-". A row whose
 // metric is not in run_metrics() is skipped (a renamed metric must not break the console). Columns are
 // right-aligned; the output ends with a newline.
 void write_results_table(std::ostream& out, const std::vector<workloads::RunResult>& results,
                          const workloads::RunResult* forward, const sim::EnergyPrices& prices,
                          const std::vector<std::string>& rows = default_table_rows());
+
+// One "note:" line per result whose loss stops being finite (a NaN or an infinity: the values overflowed
+// `arithmetic`), naming the first such step and what keeps the values finite. Training that diverges is a
+// result, not an error: its counts stand. Nothing for results whose losses are all finite, or that have
+// none (counting mode).
+void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
+                      workloads::Arithmetic arithmetic);
 
 }  // namespace spatialsim::analysis

@@ -213,6 +213,7 @@ class CompareCommand final : public Command {
     std::cout << '\n';
     analysis::write_results_table(std::cout, results, analysis::find_run(results, "forward"), setup.prices,
                                   analysis::compare_table_rows());
+    analysis::write_loss_notes(std::cout, results, setup.arithmetic);
     std::cout << '\n';
     analysis::write_verdicts(std::cout, scaling, verdicts, baseline);
     if (scaling_plan) note_unfilled_pipelines(std::cout, *scaling_plan, setup);

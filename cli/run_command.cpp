@@ -13,6 +13,7 @@
 // `--trace` adds /runs/<schedule>/trace to the results file; `--chrome-trace FILE` writes FILE.
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -174,9 +175,16 @@ class RunCommand final : public Command {
     for (const auto& r : results) {
       if (r.loss_per_step.size() < 2) continue;  // one step: the table's final_loss says it all
       std::cout << "\nloss per step, " << r.schedule << ":";
-      for (double l : r.loss_per_step) std::cout << ' ' << l;
+      for (double l : r.loss_per_step) {
+        std::cout << ' ';
+        if (std::isnan(l))
+          std::cout << "nan";  // not the "-nan" the stream spells a NaN with its sign bit set
+        else
+          std::cout << l;
+      }
       std::cout << '\n';
     }
+    analysis::write_loss_notes(std::cout, results, setup.arithmetic);
     if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
     const bool checks_passed = !check || print_checks(std::cout, config, setup, results, tolerance);
     std::cout.flush();

@@ -34,7 +34,9 @@ Real activate_impl(Activation a, Real z) {
     case Activation::identity:
       return z;
     case Activation::relu:
-      return z > Real(0) ? z : Real(0);
+      // A NaN (an overflow upstream) passes through: as 0 it would make the network look like one whose
+      // weights are 0, with a finite loss.
+      return z > Real(0) || std::isnan(z) ? z : Real(0);
     case Activation::tanh:
       return std::tanh(z);
     case Activation::gelu:
@@ -49,7 +51,9 @@ Real derivative_impl(Activation a, Real z) {
     case Activation::identity:
       return Real(1);
     case Activation::relu:
-      // Strict inequality: the subgradient at the kink is taken as 0 (docs/conventions-math.md).
+      // Strict inequality: the subgradient at the kink is taken as 0 (docs/conventions-math.md). A NaN z
+      // gives a NaN slope, so that it cannot zero the gradient that flows through it.
+      if (std::isnan(z)) return z;
       return z > Real(0) ? Real(1) : Real(0);
     case Activation::tanh: {
       const Real t = std::tanh(z);

@@ -116,6 +116,21 @@ TEST(ResultsTable, RatiosToForward) {
   for (const auto& name : default_table_rows()) EXPECT_FALSE(row_of(table, name).empty()) << name;
 }
 
+// A loss that is NaN where values were computed is a measured NaN (the values overflowed), not the "-" of
+// counting mode, which computes no loss; an infinite loss prints as such.
+TEST(ResultsTable, AMeasuredNanLossIsNotTheNoValueDash) {
+  std::vector<workloads::RunResult> runs = {run_with("forward", 400, 0, 0),
+                                            run_with("backprop", 500, 300, 64),
+                                            run_with("checkpoint", 600, 200, 32)};
+  runs[0].loss_per_step = {0.5};
+  runs[1].loss_per_step = {0.5, std::numeric_limits<double>::quiet_NaN()};
+  runs[2].loss_per_step = {std::numeric_limits<double>::infinity()};
+  std::ostringstream out;
+  write_results_table(out, runs, &runs[0], kPrices);
+  EXPECT_EQ(row_of(out.str(), "final_loss"),
+            (std::vector<std::string>{"final_loss", "1", "0.5", "nan", "inf", "-", "-"}));
+}
+
 TEST(ResultsTable, ForwardNeedNotComeFirst) {
   const std::vector<workloads::RunResult> runs = {run_with("backprop", 300, 300, 64),
                                                   run_with("forward", 200, 0, 0)};

@@ -70,6 +70,19 @@ TEST_F(CheckTest, NanGradientsFail) {
   EXPECT_NE(r.err.find("or is not a number"), std::string::npos) << r.err;
 }
 
+// Values that overflow fp64 (init_gain 1e160: inf - inf in the second layer) are NaN, and the NaN must reach
+// the loss and the check. relu turned it into 0, so the network trained on as if its weights were 0: the
+// final loss was the zero network's (1.72981) and --check passed with error 0.
+TEST_F(CheckTest, OverflowedValuesFailTheCheckInsteadOfLookingLikeAZeroNetwork) {
+  const BinaryRun r = run("--schedule=backprop --sim.arith=fp64 --check --model.init_gain=1e160");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("backprop: FAILED"), std::string::npos) << r.out;
+  const auto row = r.out.find("\nfinal_loss ");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  const std::string line = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find(" nan "), std::string::npos) << line;
+}
+
 // The errors print to six digits, as the tolerance does, so that a row never reads above a tolerance it
 // passed.
 TEST_F(CheckTest, ErrorsPrintToTheTolerancesPrecision) {

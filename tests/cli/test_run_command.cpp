@@ -24,6 +24,22 @@ using analysis::testing::read_all;
 using RunCommandTest = testing::BinaryRunTest;
 using testing::BinaryRun;
 
+// Training that diverges is a result, not an error: the counts stand and the run exits 0, but the step
+// from which the loss is no longer a number is said, with what keeps the values finite.
+TEST_F(RunCommandTest, ALossThatStopsBeingFiniteIsNotedWithTheStep) {
+  const BinaryRun r = run("--schedule=forward,backprop --train.lr=1e30 --train.steps=3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: backprop's loss is not finite (nan) from step 2 of 3: its fp32 values "
+                       "overflowed; a smaller train.lr or model.init_gain keeps them finite\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("forward's loss"), std::string::npos) << r.out;  // forward does not train
+  EXPECT_NE(r.out.find("loss per step, backprop: 2.07223 nan nan\n"), std::string::npos) << r.out;
+  const BinaryRun fine = run("--schedule=backprop --train.steps=3");
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_EQ(fine.out.find("not finite"), std::string::npos) << fine.out;
+}
+
 TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   const BinaryRun r = run("");
   ASSERT_EQ(r.exit_code, 0) << r.err;

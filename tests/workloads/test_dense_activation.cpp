@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -63,6 +64,22 @@ TEST(Activation, TanhAndIdentityValues) {
   EXPECT_NEAR(activation_derivative(Activation::tanh, 0.0), 1.0, 0.0);
   EXPECT_EQ(activate(Activation::identity, -7.25), -7.25);
   EXPECT_EQ(activation_derivative(Activation::identity, -7.25), 1.0);
+}
+
+// A NaN (an overflow upstream: inf - inf) stays NaN through every activation and its derivative, in both
+// precisions. relu used to turn it into 0, so a network whose values overflowed trained on as if its
+// weights were 0, with a finite loss and a passing --check (init_gain 1e160 in fp64).
+TEST(Activation, NaNPassesThroughEveryActivationAndDerivative) {
+  for (const auto& n : activation_names()) {
+    const Activation a = parse_activation(n);
+    EXPECT_TRUE(std::isnan(activate(a, std::numeric_limits<double>::quiet_NaN()))) << n;
+    EXPECT_TRUE(std::isnan(activate(a, std::numeric_limits<float>::quiet_NaN()))) << n;
+    if (a == Activation::identity) continue;  // its derivative does not look at z
+    EXPECT_TRUE(std::isnan(activation_derivative(a, std::numeric_limits<double>::quiet_NaN()))) << n;
+    EXPECT_TRUE(std::isnan(activation_derivative(a, std::numeric_limits<float>::quiet_NaN()))) << n;
+  }
+  EXPECT_EQ(activate(Activation::relu, -std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_EQ(activation_derivative(Activation::relu, std::numeric_limits<float>::infinity()), 1.0f);
 }
 
 TEST(Activation, NamesRoundTrip) {
