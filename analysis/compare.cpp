@@ -65,7 +65,12 @@ std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model,
       const bool users_schedule_option = !e.key().empty() && e.key().rfind("model.", 0) != 0 &&
                                          config.has(e.key()) && config.is_explicit(e.key());
       if (users_schedule_option) throw;
-      if (left_out != nullptr) left_out->push_back(n + " (" + e.what() + ")");
+      if (left_out == nullptr) continue;
+      if (e.key().rfind("model.", 0) == 0 || e.key().empty())
+        left_out->push_back(n + ", which this model cannot run (" + e.what() + ")");
+      else  // the schedule's own option at its default: it runs with that option set
+        left_out->push_back(n + ", whose default " + e.key() + " does not fit this model (" + e.what() +
+                            "); set " + e.key() + " to compare it");
     }
   }
   return out;

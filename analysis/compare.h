@@ -40,7 +40,9 @@ inline constexpr double kByteHopsAllowance = 4.0 / 3.0;
 // (workloads::require_schedule_runs_on decides).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model);
 // The same, less the schedules whose own defaults do not fit the configured model (split-fg on one layer):
-// those are not applicable, and each is added to `left_out` (when given) as "name (why)". A schedule
+// those are not applicable, and each is added to `left_out` (when given) as "name, which this model cannot
+// run (why)" when the model's size is the reason, or "name, whose default <key> does not fit this model
+// (why); set <key> to compare it" when one of the schedule's own options at its default is. A schedule
 // option the user set that does not fit is still an error (rethrown).
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model, const sim::Config& config,
                                               std::vector<std::string>* left_out = nullptr);

@@ -208,8 +208,7 @@ class CompareCommand final : public Command {
     analysis::write_setup_header(std::cout, setup);
     std::cout << "compare: every schedule that runs on model.kind = " << workloads::name(setup.model.kind)
               << ": " << sim::joined(schedules) << "\n";
-    for (const auto& why : left_out)
-      std::cout << "compare: left out, as this model cannot run it: " << why << '\n';
+    for (const auto& why : left_out) std::cout << "compare: left out: " << why << '\n';
     std::cout << '\n';
     analysis::write_results_table(std::cout, results, analysis::find_run(results, "forward"), setup.prices,
                                   analysis::compare_table_rows());

@@ -127,6 +127,11 @@ class CrossoverCommand final : public Command {
     auto widths = config.get_positive_list("crossover.widths");
     if (widths.empty())  // it printed the table's header alone
       config.fail("crossover.widths", "lists no width; give one or more, such as 64,512,4096");
+    for (std::size_t i = 0; i < widths.size(); ++i)  // a repeat printed its row twice
+      if (std::find(widths.begin(), widths.begin() + static_cast<std::ptrdiff_t>(i), widths[i]) !=
+          widths.begin() + static_cast<std::ptrdiff_t>(i))
+        config.fail("crossover.widths", "lists " + std::to_string(widths[i]) +
+                                            " twice, which would print one row twice; list each width once");
     const double ratio = positive_ratio(config, "crossover.hbm_ratio");
     const mappings::BlockLayout& block = setup.placement.blocks.front();
     // A d x d layer splits d_in over the block's r rows and d_out over its c columns (MODEL.md section 4):

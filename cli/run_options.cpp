@@ -7,6 +7,7 @@
 #include "sim/text.h"
 #include "workloads/arithmetic.h"
 #include "workloads/data.h"
+#include "workloads/model_spec.h"
 #include "workloads/schedules/i_schedule.h"
 #include "workloads/schedules/schedule_options.h"
 
@@ -82,6 +83,13 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
     return IgnoredOption{"compares forward's and backprop's counters with the closed forms, and schedule = " +
                              config.raw("schedule") + " runs neither",
                          "add forward or backprop to schedule"};
+  if (key == "theory_side_by_side" && config.get_bool(key) &&
+      workloads::model_kind_from_config(config) != workloads::ModelKind::mlp)
+    return IgnoredOption{
+        "compares the counters with the closed forms of MODEL.md section 4's MLP, and "
+        "model.kind = " +
+            config.raw("model.kind"),
+        "set model.kind=mlp"};
   return std::nullopt;
 }
 

@@ -269,6 +269,18 @@ RunSetup setup_from_config(const sim::Config& config) {
                                 "), which the tiles update their weights in; give a smaller rate or "
                                 "sim.arith=fp64");
   }
+  // A softmax over one class is 1 whatever its logit (counting mode computes no loss and draws no data).
+  if (s.arithmetic != Arithmetic::none && s.model.outputs() < 2) {
+    const std::string fix = "give at least 2 outputs (model.outputs, or the last of model.widths) or ";
+    if (s.model.loss == Loss::cross_entropy)
+      config.fail("model.loss", "is 0 whatever the weights with one output (a softmax over one class); " +
+                                    fix + "model.loss=mse");
+    if (s.data.task == Task::mixture)
+      config.fail("data.task",
+                  "draws one class per output, and with one output every token is of the same "
+                  "class; " +
+                      fix + "data.task=teacher");
+  }
   s.seed = config.get_uint("sim.seed");
   s.threads = threads_from_config(config);
 

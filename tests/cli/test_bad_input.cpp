@@ -257,6 +257,21 @@ const BadInputCase kCases[] = {
      "theory_side_by_side = \"true\" (from command line): compares forward's and backprop's counters with "
      "the closed forms, and schedule = "
      "checkpoint runs neither"},
+    {"TheorySideBySideOnAReversibleModel",
+     "--theory_side_by_side --model.kind=reversible --schedule=forward,reversible",
+     "theory_side_by_side = \"true\" (from command line): compares the counters with the closed forms of "
+     "MODEL.md section 4's MLP, and model.kind = reversible; remove it or set model.kind=mlp"},
+    {"CompareTheorySideBySideOnAReversibleModel", "compare --theory_side_by_side --model.kind=reversible",
+     "theory_side_by_side"},
+    // A softmax over one class is 1 whatever the logit: a loss of 0 that teaches nothing.
+    {"CrossEntropyOnOneOutput", "--model.loss=cross-entropy --model.outputs=1 --mapping.block=1x1",
+     "model.loss = \"cross-entropy\" (from command line): is 0 whatever the weights with one output (a "
+     "softmax over one class); give at least 2 outputs (model.outputs, or the last of model.widths) or "
+     "model.loss=mse"},
+    {"MixtureOnOneOutput", "--data.task=mixture --model.widths=8,4,1 --mapping.block=1x1",
+     "data.task = \"mixture\" (from command line): draws one class per output"},
+    {"CrossoverWidthGivenTwice", "crossover --crossover.widths=64,512,064",
+     "crossover.widths = \"64,512,064\" (from command line): lists 64 twice"},
     // --- files
     {"MissingConfigFile", "--config=nonexistent.ini", "nonexistent.ini"},
     {"DirectoryAsConfigFile", "--config=outdir", "\"outdir\"", "", "", true},

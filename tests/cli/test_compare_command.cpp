@@ -58,16 +58,25 @@ TEST_F(CompareCommandTest, MlpRunsEveryApplicableScheduleAndJudgesThem) {
 }
 
 // A schedule the model cannot run with its defaults is left out with its reason, not without a word
-// (revolve's default 2 slots and split-fg on one layer).
+// (split-fg on one layer). One whose own option's default does not fit (revolve's 2 slots on one layer)
+// could run with that option set, and the line says so instead of claiming the model cannot run it.
 TEST_F(CompareCommandTest, SchedulesLeftOutAreNamedWithTheirReason) {
   const BinaryRun r = run("compare --sim.arith=none --model.depth=1 --out=c.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("compare: left out, as this model cannot run it: revolve (revolve.slots = \"2\""),
+  EXPECT_NE(r.out.find("compare: left out: revolve, whose default revolve.slots does not fit this model "
+                       "(revolve.slots = \"2\" (from default): "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("compare: left out, as this model cannot run it: split-fg (model.depth = \"1\""),
+  EXPECT_NE(r.out.find("(the network's layers)); set revolve.slots to compare it\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("compare: left out: split-fg, which this model cannot run (model.depth = \"1\""),
             std::string::npos)
       << r.out;
+  // Set as the line says, revolve runs.
+  const BinaryRun with_slots = run("compare --sim.arith=none --model.depth=1 --revolve.slots=1 --out=d.h5");
+  ASSERT_EQ(with_slots.exit_code, 0) << with_slots.err;
+  EXPECT_EQ(with_slots.out.find("left out: revolve"), std::string::npos) << with_slots.out;
+  EXPECT_NE(with_slots.out.find("forward-gradient, revolve\n"), std::string::npos) << with_slots.out;
 }
 
 // With compute time, per-token in-flight depends on the wavefront count: a scaling depth whose pipeline
