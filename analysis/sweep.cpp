@@ -155,12 +155,14 @@ std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<std
   return out;
 }
 
-// Adds the point's name to an error found while validating it, keeping the key it is about.
+// Adds the point's name (and the job's schedule, for an error found while a job runs) to an error, keeping
+// the key it is about.
 [[noreturn]] void fail_at_point(const sim::ConfigError& e, std::string_view point_name, std::size_t index,
-                                std::size_t count, const std::string& values) {
+                                std::size_t count, const std::string& values,
+                                const std::string& schedule = "") {
   throw sim::ConfigError(e.key(), std::string(point_name) + " " + std::to_string(index + 1) + " of " +
                                       std::to_string(count) + (values.empty() ? "" : " (" + values + ")") +
-                                      ": " + e.what());
+                                      (schedule.empty() ? "" : ", schedule " + schedule) + ": " + e.what());
 }
 
 // MODEL.md section 6: the L^2 stash term needs G >= 2L wavefronts in flight. Returns true if it raised T.
@@ -252,6 +254,7 @@ std::vector<SweepAxis> parse_vary(const sim::Config& base) {
 SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
   SweepPlan plan;
   plan.base = base;
+  plan.point_name = point_name;
   plan.axes = parse_vary(base);
   plan.schedules = workloads::schedules_from_config(base);
   plan.threads = workloads::threads_from_config(base);
@@ -318,9 +321,14 @@ std::uint64_t job_config_hash(const sim::Config& point_config, const std::string
 SweepRow run_sweep_job(const SweepPlan& plan, std::size_t job) {
   const SweepJob& j = plan.jobs.at(job);
   const SweepPoint& p = plan.points.at(j.point);
-  const workloads::RunResult result =  // no sweep metric reads the check data
-      workloads::run_schedule(p.setup, p.config, j.schedule, {.for_checks = false});
-  return SweepRow{sweep_metrics(result, p.setup), false};
+  try {
+    const workloads::RunResult result =  // no sweep metric reads the check data
+        workloads::run_schedule(p.setup, p.config, j.schedule, {.for_checks = false});
+    return SweepRow{sweep_metrics(result, p.setup), false};
+  } catch (const std::invalid_argument& e) {  // a count past 2^62: found only while the job runs
+    fail_at_point(sim::ConfigError("", e.what()), plan.point_name, j.point, plan.points.size(),
+                  point_text(plan.axes, p.values), j.schedule);
+  }
 }
 
 std::size_t run_sweep_jobs(const SweepPlan& plan, std::vector<std::optional<SweepRow>>& rows,

@@ -63,7 +63,8 @@ struct SweepPlan {
   std::vector<std::string> schedules;
   std::vector<SweepPoint> points;
   std::vector<SweepJob> jobs;
-  std::uint32_t threads = 0;  // sim.threads; 0 = all cores
+  std::uint32_t threads = 0;               // sim.threads; 0 = all cores
+  std::string point_name = "sweep point";  // how errors name a point ("sweep point 2 of 4 (...)")
 };
 
 // The measured figures of one job: run_metrics() plus inflight_byte_cycles_per_token.

@@ -486,6 +486,7 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   if (resume) check_sweep_resumable(plan, out);  // before the directory is made: a refusal changes nothing
   const SweepStore store(plan, out, program_version);
   std::error_code ec;
+  const bool points_dir_existed = std::filesystem::exists(store.points_dir(), ec);
   std::filesystem::create_directories(store.points_dir(), ec);
   if (ec) throw OutputError(store.points_dir(), "cannot create " + store.points_dir() + ": " + ec.message());
 
@@ -503,13 +504,19 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   const auto start = std::chrono::steady_clock::now();
   SweepProgress state{outcome.reused, plan.jobs.size(), 0, plan.jobs.size() - outcome.reused, 0};
   if (progress) progress(state);
-  outcome.ran = run_sweep_jobs(plan, rows, [&](std::size_t job) {
-    store.save_point(job, *rows[job]);
-    ++state.done;
-    ++state.ran;
-    state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress) progress(state);
-  });
+  try {
+    outcome.ran = run_sweep_jobs(plan, rows, [&](std::size_t job) {
+      store.save_point(job, *rows[job]);
+      ++state.done;
+      ++state.ran;
+      state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (progress) progress(state);
+    });
+  } catch (...) {
+    // The finished jobs' files stay, for --sweep.resume; a directory this sweep made and left empty goes.
+    if (!points_dir_existed) std::filesystem::remove(store.points_dir(), ec);  // removes only an empty one
+    throw;
+  }
 
   outcome.rows.reserve(rows.size());
   for (auto& r : rows) outcome.rows.push_back(std::move(*r));

@@ -83,6 +83,23 @@ TEST_F(SweepCommandTest, UnknownKeyInAConfigFileIsFoundByTheSweep) {
   EXPECT_EQ(dir_entries(), std::vector<std::string>{"sweep.ini"});
 }
 
+// A count that passes 2^62 is found only while a job runs (the stash integral, docs/cli.md). The line names
+// the point and the schedule, as an up-front error names the point, and the sweep leaves no empty points
+// directory behind (it left spatialsim.h5.points/ and a line that named no point).
+TEST_F(SweepCommandTest, AJobThatFailsWhileRunningNamesItsPointAndLeavesNoEmptyPointsDirectory) {
+  const SweepRun r = sweep(
+      "--sim.arith=none --model.width=4096 --machine.hop_latency=1048576 --step.tokens=16384 "
+      "--step.wavefront=16384 --schedule=backprop --vary model.depth=4,68 --sim.threads=1 --out s.h5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("spatialsim: error: sweep point ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("sweep point 2 of 2 (model.depth=68), schedule backprop: inflight_byte_cycles of this "
+                       "run passed 2^62"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(dir_entries().empty()) << dir_entries().front();
+}
+
 TEST_F(SweepCommandTest, ValueThatDoesNotParseExitsTwoNamingItAndNoFile) {
   const SweepRun r = sweep("--vary model.depth=4,x --out s.h5");
   EXPECT_EQ(r.exit_code, 2);
