@@ -61,6 +61,9 @@ std::string unknown_key_text(const std::string& key, const std::string& shown_as
   if (defaults.has(key))
     return "option " + shown_as + " is in the default configuration but no component of this build reads it";
   std::string text = "unknown option " + shown_as;  // the caller cuts shown_as (shown())
+  const auto commands = CommandRegistry::names();
+  if (prefix == "--" && std::find(commands.begin(), commands.end(), key) != commands.end())
+    return text + "; " + key + " is a command: write it first, without dashes (spatialsim " + key + " ...)";
   const auto suggestion = closest_key(key, settable);
   if (!suggestion.empty()) text += "; did you mean " + prefix + suggestion + "?";
   return text;
@@ -124,7 +127,10 @@ ParsedOptions read_options(const std::vector<std::string>& args, const sim::Conf
                                        "the only short one (spatialsim --help lists them)");
       throw sim::ConfigError("", "option " + name + " (command line) has one dash; write -" + shown(a));
     }
-    // A switch takes no value, not even an empty one (`--help=` read as a stray "" word).
+    // A switch takes no value, not even an empty one (`--help=` read as a stray "" word); Boost read
+    // `-h=1` as an unknown -h and suggested --out.
+    if (a.starts_with("-h="))
+      throw sim::ConfigError("", "option -h (command line) takes no value; write -h alone");
     if (a == "--help=" || a == "--list=")
       throw sim::ConfigError("", "option " + a.substr(0, a.size() - 1) +
                                      " (command line) takes no value; write " + a.substr(0, a.size() - 1) +
@@ -280,14 +286,17 @@ std::vector<std::string> settable_keys(const sim::Config& defaults) {
 }
 
 std::string closest_key(const std::string& unknown, const std::vector<std::string>& candidates) {
+  // Keys are lower case: MODEL.DEPTH is model.depth typed with caps lock, not a key 11 edits away.
+  std::string typed = unknown;
+  for (char& ch : typed) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (const auto& c : candidates) {
-    std::size_t d = edit_distance(unknown, c);
+    std::size_t d = edit_distance(typed, c);
     const auto dot = c.find('.');
     // "depth" is one step from "model.depth": the section was left out.
     if (dot != std::string::npos)
-      d = std::min(d, edit_distance(unknown, std::string_view(c).substr(dot + 1)) + 1);
+      d = std::min(d, edit_distance(typed, std::string_view(c).substr(dot + 1)) + 1);
     if (d < best_distance) {
       best_distance = d;
       best = c;

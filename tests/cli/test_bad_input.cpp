@@ -352,6 +352,10 @@ const BadInputCase kCases[] = {
     {"UnknownKernel", "kernel --kernel=nope", "kernel.name"},
     {"KernelZeroBytes", "kernel --grid=4x4 --kernel.bytes=0", "kernel.bytes"},
     {"KernelBytesThatWouldWrap", "kernel --grid=4x4 --kernel.bytes=18446744073709551615", "kernel.bytes"},
+    // The grid alone is too large: fewer bytes cannot help (the line named kernel.bytes = 1).
+    {"KernelGridThatWouldWrapAtOneByte", "kernel --grid=4194304x1 --kernel.bytes=1",
+     "mapping.grid = \"4194304x1\" (from command line): is too large for the kernels: even at kernel.bytes = "
+     "1"},
     {"KernelGridBeyondTheTileLimit", "kernel --grid=100000x100000", "mapping.grid"},
     {"CannonGridBeyondItsMemoryLimit", "kernel --grid=2048x2048 --kernel=cannon",
      "kernel cannon: a 2048x2048 grid needs about 4831 MB (about 1152 bytes per tile), more than the 1.5 "

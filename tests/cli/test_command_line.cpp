@@ -177,6 +177,18 @@ TEST_F(CommandLine, UnknownKeySuggestsClosest) {
             file + ":3: unknown option clitest.nmae; did you mean clitest.name?");
 }
 
+// Keys are lower case: a key typed in capitals is matched as if it were not (--CLITEST.DEPTH suggested an
+// unrelated key). A command spelled as an option is pointed at the command (--version suggested
+// --fg.seed). -h takes no value, as --help does (-h=1 suggested --out).
+TEST_F(CommandLine, SuggestionsForCapitalsCommandsAndTheShortHelp) {
+  EXPECT_EQ(error_of({"clitest-echo", "--CLITEST.DEPTH=3"}),
+            "unknown option --CLITEST.DEPTH (command line); did you mean --clitest.depth?");
+  EXPECT_EQ(error_of({"clitest-echo", "--clitest-echo"}),
+            "unknown option --clitest-echo (command line); clitest-echo is a command: write it first, "
+            "without dashes (spatialsim clitest-echo ...)");
+  EXPECT_EQ(error_of({"clitest-echo", "-h=1"}), "option -h (command line) takes no value; write -h alone");
+}
+
 TEST_F(CommandLine, UnknownKeyCarriesTheKey) {
   try {
     parse({"clitest-echo", "--clitest.dpeth=3"});
