@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "sim/enum_names.h"
 #include "sim/matrix_kernels.h"
 #include "sim/option_spec.h"
 #include "workloads/random.h"
@@ -19,6 +20,8 @@ const sim::OptionRegistration options{
     {"data.mixture_spread", "1", "standard deviation of each mixture class around its mean",
      sim::OptionReach::values_only},
 };
+
+constexpr sim::EnumNames<Task, 2> kTaskNames{{{{Task::teacher, "teacher"}, {Task::mixture, "mixture"}}}};
 
 constexpr std::uint64_t kTaskStream = 1;
 constexpr std::uint64_t kStepStreamBase = 1u << 20;
@@ -37,8 +40,7 @@ void softmax_rows(sim::Matrix<double>& m) {
 
 DataSpec data_from_config(const sim::Config& config) {
   DataSpec d;
-  d.task =
-      config.get_choice("data.task", {"teacher", "mixture"}) == "teacher" ? Task::teacher : Task::mixture;
+  d.task = kTaskNames.from_config(config, "data.task");
   d.teacher_width = static_cast<std::uint32_t>(config.get_whole_in("data.teacher_width", 1, 0xFFFFFFFFull));
   d.mixture_spread = config.get_nonnegative_double("data.mixture_spread");
   return d;

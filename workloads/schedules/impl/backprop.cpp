@@ -4,6 +4,7 @@
 // only on the lane entry, which sends them along the lane again in the backward pass (rebroadcast).
 
 #include "sim/config.h"
+#include "sim/enum_names.h"
 #include "sim/option_spec.h"
 #include "workloads/schedules/i_schedule.h"
 
@@ -17,12 +18,15 @@ const sim::OptionRegistration options{
      "them in the backward pass)"},
 };
 
+// The two policies under which a layer's own backward pass finds its inputs (the others are recomputing
+// schedules').
+constexpr sim::EnumNames<mappings::XStash, 2> kStashNames{
+    {{{mappings::XStash::replicate, "replicate"}, {mappings::XStash::rebroadcast, "rebroadcast"}}}};
+
 class Backprop final : public Schedule {
  public:
   explicit Backprop(const sim::Config& config)
-      : m_stash(config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "replicate"
-                    ? mappings::XStash::replicate
-                    : mappings::XStash::rebroadcast) {}
+      : m_stash(kStashNames.from_config(config, "backprop.xstash")) {}
   mappings::XStash forward_stash(std::uint32_t) const override { return m_stash; }
   bool runs_backward() const override { return true; }
 
