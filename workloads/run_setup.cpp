@@ -112,13 +112,14 @@ std::string fewer_blocks_fix(std::uint64_t blocks, std::uint64_t stages, std::ui
   const std::string smaller = "a smaller mapping.block";
   const std::uint64_t fit = sim::Grid::kMaxTiles / (std::uint64_t{r} * c);
   if (blocks <= 1 || fit == 0) return smaller;
-  const std::string at_most = by_tiles ? "; at most " + std::to_string(fit) +
-                                             (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit"
-                                       : "";
+  // "at most 5 blocks of 2x2 fit", only where the tiles decide it.
+  const std::string how_many = by_tiles ? "at most " + std::to_string(fit) +
+                                              (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit"
+                                        : "";
   if (stages == 0)
-    return "fewer layers, pipeline stages that share blocks (mapping.stages" + at_most + "), or " + smaller;
-  return "fewer mapping.stages" + (by_tiles ? " (" + at_most.substr(2) + ")" : std::string()) + " or " +
-         smaller;
+    return "fewer layers, pipeline stages that share blocks (mapping.stages" +
+           (how_many.empty() ? "" : "; " + how_many) + "), or " + smaller;
+  return "fewer mapping.stages" + (how_many.empty() ? "" : " (" + how_many + ")") + " or " + smaller;
 }
 
 // An option the user set, and how many times it made a size larger than its default would.
