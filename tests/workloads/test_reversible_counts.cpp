@@ -14,6 +14,7 @@
 #include "tests/test_names.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "tests/workloads/odd_reversible.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -21,6 +22,8 @@ namespace {
 using sim::MessageKind;
 using sim::Phase;
 using testing_support::config_with;
+using testing_support::OddReversible;
+using testing_support::overrides_of;
 using testing_support::run_with;
 
 std::vector<std::string> reversible_model(std::uint32_t depth, const std::string& arith,
@@ -100,38 +103,6 @@ TEST(ReversibleCounts, PeakStashDoesNotGrowWithDepthAndInflightGrowsLinearly) {
 // Computed from the model's sizes and the placement's geometry only (where each block's lane entries and
 // output tiles are): the splits, the homes of the trunk values and the per-element hop counts are worked
 // out here, not read from mappings/ (no plan_redistribution, no CouplingGraph).
-
-struct OddReversible {
-  std::uint32_t inputs, width, depth, outputs;
-  std::string block, placement, activation, bias;
-  std::uint32_t tokens, wavefront;
-  std::uint32_t act_bytes, psum_bytes, weight_bytes;
-};
-
-// gtest prints a failing case's parameter with this (not as raw bytes).
-void PrintTo(const OddReversible& c, std::ostream* os) {
-  *os << c.inputs << "," << c.width << "x" << c.depth << "," << c.outputs << " on " << c.block << " "
-      << c.placement << " " << c.activation << " bias=" << c.bias << " T=" << c.tokens << "/" << c.wavefront
-      << " b_a=" << c.act_bytes << " b_p=" << c.psum_bytes << " b_w=" << c.weight_bytes;
-}
-
-std::vector<std::string> overrides_of(const OddReversible& c) {
-  return {"--model.kind=reversible",
-          "--model.inputs=" + std::to_string(c.inputs),
-          "--model.width=" + std::to_string(c.width),
-          "--model.depth=" + std::to_string(c.depth),
-          "--model.outputs=" + std::to_string(c.outputs),
-          "--mapping.block=" + c.block,
-          "--mapping.placement=" + c.placement,
-          "--model.activation=" + c.activation,
-          "--model.bias=" + c.bias,
-          "--step.tokens=" + std::to_string(c.tokens),
-          "--step.wavefront=" + std::to_string(c.wavefront),
-          "--machine.act_bytes=" + std::to_string(c.act_bytes),
-          "--machine.psum_bytes=" + std::to_string(c.psum_bytes),
-          "--machine.weight_bytes=" + std::to_string(c.weight_bytes),
-          "--sim.arith=none"};
-}
 
 // The 2L + 2 dense layers in placement order: entry (layer 0), F_k (2k - 1), G_k (2k), exit (2L + 1).
 // Trunk values a_k (home: F_k's output tiles; a_0: the entry's, features 0..h) and b_k (G_k's; b_0: the
@@ -322,25 +293,9 @@ TEST_P(ReversibleTraffic, SramBytesPerPhaseAreTheClosedForms) {
   EXPECT_EQ(result.counters.total_sram_bytes(), forward + recompute + backward + 3 * parameters * b_w);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    OddSizesUnevenSplits, ReversibleTraffic,
-    ::testing::Values(
-        // F, G: 5 x 5 on 3x2 (rows 2, 2, 1; columns 3, 2); T = 13 in 4 wavefronts (the last of 1 token).
-        OddReversible{7, 10, 3, 5, "3x2", "zigzag", "relu", "true", 13, 4, 2, 4, 2},
-        // F, G: 7 x 7 on 2x3 (rows 4, 3; columns 3, 2, 2), b_p < b_a, no bias, no Z kept.
-        OddReversible{9, 14, 2, 3, "2x3", "rowmajor", "identity", "false", 11, 3, 3, 2, 4}),
-    [](const auto& test) {
-      const OddReversible& c = test.param;
-      std::string name = "d";
-      name += std::to_string(c.width);
-      name += "_L";
-      name += std::to_string(c.depth);
-      for (const std::string* part : {&c.block, &c.placement, &c.activation}) {
-        name += "_";
-        name += *part;
-      }
-      return testing_support::gtest_name(name);
-    });
+INSTANTIATE_TEST_SUITE_P(OddSizesUnevenSplits, ReversibleTraffic,
+                         ::testing::ValuesIn(testing_support::kOddReversibleCases),
+                         testing_support::odd_reversible_name);
 
 }  // namespace
 }  // namespace spatialsim::workloads

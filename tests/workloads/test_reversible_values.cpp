@@ -16,6 +16,7 @@
 #include "tests/test_names.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "tests/workloads/odd_reversible.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -24,47 +25,10 @@ using sim::MessageKind;
 using sim::Phase;
 using testing_support::config_with;
 using testing_support::manhattan;
+using testing_support::OddReversible;
+using testing_support::overrides_of;
 using testing_support::run_with;
 using testing_support::split_sizes;
-
-struct OddReversible {
-  std::uint32_t inputs, width, depth, outputs;
-  std::string block, placement, activation, bias;
-  std::uint32_t tokens, wavefront;
-  std::uint32_t act_bytes, psum_bytes, weight_bytes;
-};
-
-// gtest prints a failing case's parameter with this (not as raw bytes).
-void PrintTo(const OddReversible& c, std::ostream* os) {
-  *os << c.inputs << "," << c.width << "x" << c.depth << "," << c.outputs << " on " << c.block << " "
-      << c.placement << " " << c.activation << " bias=" << c.bias << " T=" << c.tokens << "/" << c.wavefront
-      << " b_a=" << c.act_bytes << " b_p=" << c.psum_bytes << " b_w=" << c.weight_bytes;
-}
-
-std::vector<std::string> overrides_of(const OddReversible& c) {
-  return {"--model.kind=reversible",
-          "--model.inputs=" + std::to_string(c.inputs),
-          "--model.width=" + std::to_string(c.width),
-          "--model.depth=" + std::to_string(c.depth),
-          "--model.outputs=" + std::to_string(c.outputs),
-          "--mapping.block=" + c.block,
-          "--mapping.placement=" + c.placement,
-          "--model.activation=" + c.activation,
-          "--model.bias=" + c.bias,
-          "--step.tokens=" + std::to_string(c.tokens),
-          "--step.wavefront=" + std::to_string(c.wavefront),
-          "--machine.act_bytes=" + std::to_string(c.act_bytes),
-          "--machine.psum_bytes=" + std::to_string(c.psum_bytes),
-          "--machine.weight_bytes=" + std::to_string(c.weight_bytes),
-          "--sim.arith=none"};
-}
-
-std::string case_name(const ::testing::TestParamInfo<OddReversible>& param_info) {
-  const OddReversible& c = param_info.param;
-  return testing_support::gtest_name("d" + std::to_string(c.width) + "_L" + std::to_string(c.depth) + "_" +
-                                     c.block + "_" + c.placement + "_" + c.activation + "_T" +
-                                     std::to_string(c.tokens) + "_" + std::to_string(c.wavefront));
-}
 
 // The 2L + 2 dense layers in placement order: entry d_0 -> d, F_1, G_1, ..., F_L, G_L (h -> h, h = d/2),
 // exit d -> d_out.
@@ -147,9 +111,9 @@ TEST_P(ReversibleOdd, ForwardLanePsumAndHostByteHopsFromTheBlockGeometry) {
 
 // test_reversible_counts.cpp's cases: F, G 5 x 5 on 3x2 (rows 2, 2, 1; columns 3, 2), T = 13 in 4
 // wavefronts; 7 x 7 on 2x3 (rows 4, 3; columns 3, 2, 2), b_p < b_a, no bias, T = 11 in 4 wavefronts.
-const OddReversible kHalf5{7, 10, 3, 5, "3x2", "zigzag", "relu", "true", 13, 4, 2, 4, 2};
-const OddReversible kHalf7{9, 14, 2, 3, "2x3", "rowmajor", "identity", "false", 11, 3, 3, 2, 4};
-INSTANTIATE_TEST_SUITE_P(OddHalfWidths, ReversibleOdd, ::testing::Values(kHalf5, kHalf7), case_name);
+INSTANTIATE_TEST_SUITE_P(OddHalfWidths, ReversibleOdd,
+                         ::testing::ValuesIn(testing_support::kOddReversibleCases),
+                         testing_support::odd_reversible_name);
 
 // ---- The stash over time, on 1x1 blocks ----
 //
