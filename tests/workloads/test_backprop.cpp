@@ -11,6 +11,7 @@
 #include "tests/workloads/gradient_expectations.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -318,36 +319,16 @@ TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   // The peaks, from every wavefront's entries: the most held at the end of any cycle, once all of that
   // cycle's stores and releases are made (MODEL.md section 3; the order of a cycle's events does not count).
   const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
-  std::map<std::uint64_t, std::int64_t> stored, released;  // per cycle, over all tiles
-  std::map<std::pair<std::int32_t, std::int32_t>,
-           std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>>
-      per_tile;  // per tile and cycle: stored, released
+  testing_support::StashPeaks<std::pair<std::int32_t, std::int32_t>> peaks;
   for (std::uint64_t g = 0; g < G; ++g) {
     const std::uint64_t at = g * setup.injection_interval;
     const std::uint64_t tokens = std::min<std::uint64_t>(c.wavefront, c.tokens - g * c.wavefront);
-    for (const StashEntry& e : stash) {
-      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
-      stored[at + e.stored] += bytes;
-      released[at + e.released] += bytes;
-      per_tile[{e.tile.x, e.tile.y}][at + e.stored].first += bytes;
-      per_tile[{e.tile.x, e.tile.y}][at + e.released].second += bytes;
-    }
+    for (const StashEntry& e : stash)
+      peaks.hold({e.tile.x, e.tile.y}, at + e.stored, at + e.released,
+                 static_cast<std::int64_t>(e.bytes_per_token * tokens));
   }
-  auto peak_of = [](const std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>& changes) {
-    std::int64_t held = 0, peak = 0;
-    for (const auto& [cycle, change] : changes) {
-      held += change.first - change.second;
-      peak = std::max(peak, held);
-    }
-    return static_cast<std::uint64_t>(peak);
-  };
-  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> total;
-  for (const auto& [cycle, bytes] : stored) total[cycle].first += bytes;
-  for (const auto& [cycle, bytes] : released) total[cycle].second += bytes;
-  EXPECT_EQ(res.counters.peak_stash_bytes, peak_of(total));
-  std::uint64_t tile_peak = 0;
-  for (const auto& [tile, changes] : per_tile) tile_peak = std::max(tile_peak, peak_of(changes));
-  EXPECT_EQ(res.counters.peak_tile_stash_bytes, tile_peak);
+  EXPECT_EQ(res.counters.peak_stash_bytes, peaks.total());
+  EXPECT_EQ(res.counters.peak_tile_stash_bytes, peaks.per_tile());
   // With 1 cycle per hop and instantaneous compute, a value's time from its injection is its depth stamp:
   // the longest chain of hops behind it. The step ends with the last wavefront's last delivery.
   EXPECT_EQ(res.counters.depth, latest);

@@ -37,6 +37,7 @@
 #include "tests/test_names.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -276,16 +277,6 @@ WavefrontTimeline wavefront_timeline(const RunSetup& setup, const Plan& plan) {
   return out;
 }
 
-// The most held at the end of any cycle, from per-cycle (stored, released) bytes.
-std::uint64_t peak_of(const std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>& changes) {
-  std::int64_t held = 0, peak = 0;
-  for (const auto& [cycle, change] : changes) {
-    held += change.first - change.second;
-    peak = std::max(peak, held);
-  }
-  return static_cast<std::uint64_t>(peak);
-}
-
 // ---- the tests ----
 
 struct StashCase {
@@ -350,25 +341,16 @@ TEST_P(RecomputeTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   for (const StashEntry& e : one.stash) per_token += e.bytes_per_token * (e.released - e.stored);
   EXPECT_EQ(res.counters.inflight_byte_cycles, per_token * c.tokens);
   // Every wavefront's entries, shifted by its injection time, with its own tokens (the last one fewer).
-  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> total;  // per cycle: stored, released
-  std::map<std::pair<std::int32_t, std::int32_t>,
-           std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>>
-      per_tile;
+  testing_support::StashPeaks<std::pair<std::int32_t, std::int32_t>> peaks;
   for (std::uint64_t g = 0; g < G; ++g) {
     const std::uint64_t at = g * setup.injection_interval;
     const std::uint64_t tokens = std::min<std::uint64_t>(c.wavefront, c.tokens - g * c.wavefront);
-    for (const StashEntry& e : one.stash) {
-      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
-      total[at + e.stored].first += bytes;
-      total[at + e.released].second += bytes;
-      per_tile[{e.tile.x, e.tile.y}][at + e.stored].first += bytes;
-      per_tile[{e.tile.x, e.tile.y}][at + e.released].second += bytes;
-    }
+    for (const StashEntry& e : one.stash)
+      peaks.hold({e.tile.x, e.tile.y}, at + e.stored, at + e.released,
+                 static_cast<std::int64_t>(e.bytes_per_token * tokens));
   }
-  EXPECT_EQ(res.counters.peak_stash_bytes, peak_of(total));
-  std::uint64_t tile_peak = 0;
-  for (const auto& [tile, changes] : per_tile) tile_peak = std::max(tile_peak, peak_of(changes));
-  EXPECT_EQ(res.counters.peak_tile_stash_bytes, tile_peak);
+  EXPECT_EQ(res.counters.peak_stash_bytes, peaks.total());
+  EXPECT_EQ(res.counters.peak_tile_stash_bytes, peaks.per_tile());
   EXPECT_EQ(res.counters.depth, one.latest);
   EXPECT_EQ(res.counters.makespan_cycles, (G - 1) * setup.injection_interval + one.latest);
 }

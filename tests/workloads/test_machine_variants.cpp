@@ -26,6 +26,7 @@
 #include "tests/test_names.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -248,28 +249,15 @@ TEST_P(BackpropOnMachine, InflightPeaksDepthAndMakespanFromLayerTimingsInCycles)
 
   // Peaks: what is held once each cycle's stores and releases are all made, over every wavefront.
   const std::uint64_t G = (kTokens + kWavefront - 1) / kWavefront;
-  using Changes = std::map<std::uint64_t, std::int64_t>;
-  Changes total;
-  std::map<std::pair<std::int32_t, std::int32_t>, Changes> per_tile;
+  testing_support::StashPeaks<std::pair<std::int32_t, std::int32_t>> peaks;
   for (std::uint64_t g = 0; g < G; ++g) {
     const std::uint64_t at = g * interval, tokens = std::min(kWavefront, kTokens - g * kWavefront);
-    for (const StashEntry& e : stash) {
-      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
-      for (Changes* changes : {&total, &per_tile[{e.tile.x, e.tile.y}]}) {
-        (*changes)[at + e.stored] += bytes;
-        (*changes)[at + e.released] -= bytes;
-      }
-    }
+    for (const StashEntry& e : stash)
+      peaks.hold({e.tile.x, e.tile.y}, at + e.stored, at + e.released,
+                 static_cast<std::int64_t>(e.bytes_per_token * tokens));
   }
-  auto peak_of = [](const Changes& changes) {
-    std::int64_t held = 0, peak = 0;
-    for (const auto& [cycle, change] : changes) peak = std::max(peak, held += change);
-    return static_cast<std::uint64_t>(peak);
-  };
-  EXPECT_EQ(result.counters.peak_stash_bytes, peak_of(total));
-  std::uint64_t tile_peak = 0;
-  for (const auto& [tile, changes] : per_tile) tile_peak = std::max(tile_peak, peak_of(changes));
-  EXPECT_EQ(result.counters.peak_tile_stash_bytes, tile_peak);
+  EXPECT_EQ(result.counters.peak_stash_bytes, peaks.total());
+  EXPECT_EQ(result.counters.peak_tile_stash_bytes, peaks.per_tile());
   // Depth is in hops: every time above is hop_latency times a chain of hops.
   ASSERT_EQ(latest % lat, 0u);
   EXPECT_EQ(result.counters.depth, latest / lat);

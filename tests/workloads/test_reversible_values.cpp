@@ -17,6 +17,7 @@
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
 #include "tests/workloads/odd_reversible.h"
+#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -260,29 +261,15 @@ TEST_P(ReversibleStashTimeline, InflightPeaksDepthAndMakespanByHand) {
   EXPECT_EQ(result.counters.inflight_byte_cycles, per_token * c.tokens);
 
   const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
-  using Changes = std::map<std::uint64_t, std::int64_t>;
-  Changes total;
-  std::map<std::uint32_t, Changes> per_tile;
+  testing_support::StashPeaks<std::uint32_t> peaks;  // one tile per layer (1x1 blocks)
   for (std::uint64_t g = 0; g < G; ++g) {
     const std::uint64_t at = g * setup.injection_interval;
     const std::uint64_t tokens = std::min<std::uint64_t>(c.wavefront, c.tokens - g * c.wavefront);
-    for (const Held& e : line.stash) {
-      const auto bytes = static_cast<std::int64_t>(e.bytes_per_token * tokens);
-      for (Changes* changes : {&total, &per_tile[e.layer]}) {
-        (*changes)[at + e.from] += bytes;
-        (*changes)[at + e.until] -= bytes;
-      }
-    }
+    for (const Held& e : line.stash)
+      peaks.hold(e.layer, at + e.from, at + e.until, static_cast<std::int64_t>(e.bytes_per_token * tokens));
   }
-  auto peak_of = [](const Changes& changes) {
-    std::int64_t held = 0, peak = 0;
-    for (const auto& [cycle, change] : changes) peak = std::max(peak, held += change);
-    return static_cast<std::uint64_t>(peak);
-  };
-  EXPECT_EQ(result.counters.peak_stash_bytes, peak_of(total));
-  std::uint64_t tile_peak = 0;
-  for (const auto& [tile, changes] : per_tile) tile_peak = std::max(tile_peak, peak_of(changes));
-  EXPECT_EQ(result.counters.peak_tile_stash_bytes, tile_peak);
+  EXPECT_EQ(result.counters.peak_stash_bytes, peaks.total());
+  EXPECT_EQ(result.counters.peak_tile_stash_bytes, peaks.per_tile());
   // One cycle per hop: a value's time from its injection is its depth stamp.
   EXPECT_EQ(result.counters.depth, line.latest);
   EXPECT_EQ(result.counters.makespan_cycles, (G - 1) * setup.injection_interval + line.latest);
