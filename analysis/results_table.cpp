@@ -212,7 +212,11 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
 }
 
 void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
-                      workloads::Arithmetic arithmetic) {
+                      const workloads::RunSetup& setup) {
+  // Before the first update only the initial weights and the data can have overflowed.
+  const std::string first_step_fix = setup.data.task == workloads::Task::mixture
+                                         ? "a smaller model.init_gain or data.mixture_spread"
+                                         : "a smaller model.init_gain";
   for (const auto& r : results) {
     const auto bad = std::find_if(r.loss_per_step.begin(), r.loss_per_step.end(),
                                   [](double loss) { return !std::isfinite(loss); });
@@ -220,11 +224,9 @@ void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>
     const auto step = static_cast<std::size_t>(bad - r.loss_per_step.begin()) + 1;
     out << "note: " << r.schedule << "'s loss is not finite ("
         << (std::isnan(*bad) ? "nan" : format_number(*bad)) << ") from step " << step << " of "
-        << r.loss_per_step.size() << ": its " << workloads::name(arithmetic)
-        << " values overflowed; "
-        // Before the first update only the initial weights (and the data) can have overflowed.
-        << (step == 1 ? "a smaller model.init_gain or input scale keeps them finite\n"
-                      : "a smaller train.lr or model.init_gain keeps them finite\n");
+        << r.loss_per_step.size() << ": its " << workloads::name(setup.arithmetic) << " values overflowed; "
+        << (step == 1 ? first_step_fix : std::string("a smaller train.lr or model.init_gain"))
+        << " keeps them finite\n";
   }
 }
 

@@ -54,10 +54,11 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
                          const std::vector<std::string>& rows = default_table_rows());
 
 // One "note:" line per result whose loss stops being finite (a NaN or an infinity: the values overflowed
-// `arithmetic`), naming the first such step and what keeps the values finite. Training that diverges is a
-// result, not an error: its counts stand. Nothing for results whose losses are all finite, or that have
-// none (counting mode).
+// the setup's arithmetic), naming the first such step and the options that keep the values finite (at
+// step 1, before any update, the initial weights' gain and the mixture task's spread). Training that
+// diverges is a result, not an error: its counts stand. Nothing for results whose losses are all finite,
+// or that have none (counting mode).
 void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
-                      workloads::Arithmetic arithmetic);
+                      const workloads::RunSetup& setup);
 
 }  // namespace spatialsim::analysis

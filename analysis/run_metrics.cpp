@@ -68,8 +68,9 @@ std::vector<Metric> run_metrics(const workloads::RunResult& r, const sim::Energy
   add("energy_sram_pj", "pJ", e.sram_pj);
   add("energy_flop_pj", "pJ", e.flop_pj);
   add("storage_overflow_tiles", "tiles", r.overflows.size());
-  // NaN in counting mode (no values, no loss): a number that is never mistaken for a measured loss, and
-  // that keeps the schema the same in both modes.
+  // NaN in counting mode (no values, no loss), which keeps the schema the same in both modes. A run with
+  // values whose loss overflowed measures a NaN or an infinity too: the console tells the two NaNs apart by
+  // whether the run has losses (results_table.h), a file by its sim.arith.
   add("final_loss", "1",
       r.loss_per_step.empty() ? std::numeric_limits<double>::quiet_NaN() : r.loss_per_step.back(), false);
   add("wall_seconds", "s", r.wall_seconds, false, true);

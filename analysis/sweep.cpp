@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "sim/counters.h"
 #include "sim/option_spec.h"
 #include "sim/text.h"
 #include "workloads/run_setup.h"
@@ -325,7 +326,7 @@ SweepRow run_sweep_job(const SweepPlan& plan, std::size_t job) {
     const workloads::RunResult result =  // no sweep metric reads the check data
         workloads::run_schedule(p.setup, p.config, j.schedule, {.for_checks = false});
     return SweepRow{sweep_metrics(result, p.setup), false};
-  } catch (const std::invalid_argument& e) {  // a count past 2^62: found only while the job runs
+  } catch (const sim::CountLimitError& e) {  // a count past 2^62: found only while the job runs
     fail_at_point(sim::ConfigError("", e.what()), plan.point_name, j.point, plan.points.size(),
                   point_text(plan.axes, p.values), j.schedule);
   }

@@ -101,7 +101,9 @@ std::uint64_t job_config_hash(const sim::Config& point_config, const std::string
 std::vector<Metric> sweep_metrics(const workloads::RunResult& result, const workloads::RunSetup& setup);
 std::vector<Metric> sweep_metric_schema();  // sweep_metrics of an empty run: the names, units and types
 
-// Runs one job and returns its metrics. Thread-safe and deterministic.
+// Runs one job and returns its metrics. Thread-safe and deterministic. A count that passes 2^62 while the
+// job runs is a sim::ConfigError naming the point and the schedule ("sweep point 2 of 2 (model.depth=68),
+// schedule backprop: ...").
 SweepRow run_sweep_job(const SweepPlan& plan, std::size_t job);
 
 // Runs every job whose row is empty, in parallel (TBB, at most plan.threads workers; 0 = all cores), and

@@ -105,7 +105,8 @@ struct SweepOutcome {
 // finishes, fits the slopes, writes <out> and removes its point files (SweepStore::remove_points).
 // `progress` is called once before the first job and after every job (one call at a time). Contract: the
 // caller checked that <out> is writable (check_sweep_writable); an exception (including an interrupt)
-// leaves every finished job's file in <out>.points. With `resume` it first makes check_sweep_resumable's
+// leaves every finished job's file in <out>.points, and removes <out>.points if this call made it and no
+// job finished. With `resume` it first makes check_sweep_resumable's
 // check, so a refusal (OutputError) comes before any file is created or changed.
 SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bool resume,
                                const std::string& program_version, const ProgressFn& progress = {});

@@ -61,9 +61,12 @@ std::string unknown_key_text(const std::string& key, const std::string& shown_as
   if (defaults.has(key))
     return "option " + shown_as + " is in the default configuration but no component of this build reads it";
   std::string text = "unknown option " + shown_as;  // the caller cuts shown_as (shown())
+  std::string lower = key;                          // commands are lower case, as keys are (closest_key)
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   const auto commands = CommandRegistry::names();
-  if (prefix == "--" && std::find(commands.begin(), commands.end(), key) != commands.end())
-    return text + "; " + key + " is a command: write it first, without dashes (spatialsim " + key + " ...)";
+  if (prefix == "--" && std::find(commands.begin(), commands.end(), lower) != commands.end())
+    return text + "; " + lower + " is a command: write it first, without dashes (spatialsim " + lower +
+           " ...)";
   const auto suggestion = closest_key(key, settable);
   if (!suggestion.empty()) text += "; did you mean " + prefix + suggestion + "?";
   return text;

@@ -121,7 +121,11 @@ struct ScalingOutcome {
 
 ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
   std::vector<std::optional<analysis::SweepRow>> finished(plan.jobs.size());
-  analysis::run_sweep_jobs(plan, finished, {});
+  try {
+    analysis::run_sweep_jobs(plan, finished, {});
+  } catch (const sim::ConfigError& e) {  // a count past 2^62 at a scaled depth: the factors are a lever too
+    throw sim::ConfigError(e.key(), std::string(e.what()) + "; or give smaller compare.depth_factors");
+  }
   std::vector<analysis::SweepRow> rows;
   for (auto& row : finished) rows.push_back(std::move(*row));
   ScalingOutcome out;
@@ -212,7 +216,7 @@ class CompareCommand final : public Command {
     std::cout << '\n';
     analysis::write_results_table(std::cout, results, analysis::find_run(results, "forward"), setup.prices,
                                   analysis::compare_table_rows());
-    analysis::write_loss_notes(std::cout, results, setup.arithmetic);
+    analysis::write_loss_notes(std::cout, results, setup);
     std::cout << '\n';
     analysis::write_verdicts(std::cout, scaling, verdicts, baseline);
     if (scaling_plan) note_unfilled_pipelines(std::cout, *scaling_plan, setup);

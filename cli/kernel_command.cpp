@@ -98,9 +98,11 @@ class KernelCommand final : public Command {
     const std::uint64_t element_bytes = config.get_positive("kernel.bytes");
     const long double span = static_cast<long double>(width) + height + 2;
     if (static_cast<long double>(width) * height * 2 * span * span >= sim::kCountLimit)  // even at 1 byte
-      config.fail("mapping.grid",
-                  "is too large for the kernels: even at kernel.bytes = 1 the byte-hops could pass 2^62 and "
-                  "wrap; give a smaller grid");
+      config.fail(
+          "mapping.grid",
+          "is too large for the kernels: even at kernel.bytes = 1 the byte-hops could pass 2^62 and "
+          "wrap; give a smaller grid (the bound grows as W x H x (W + H)^2: a squarer grid of as many "
+          "tiles may fit)");
     if (static_cast<long double>(element_bytes) * width * height * 2 * span * span >= sim::kCountLimit)
       config.fail("kernel.bytes",
                   "is too large for this grid: the byte-hops could pass 2^62 and wrap; give fewer "

@@ -184,7 +184,7 @@ class RunCommand final : public Command {
       }
       std::cout << '\n';
     }
-    analysis::write_loss_notes(std::cout, results, setup.arithmetic);
+    analysis::write_loss_notes(std::cout, results, setup);
     if (side_by_side) analysis::write_theory_side_by_side(std::cout, config, setup, results);
     const bool checks_passed = !check || print_checks(std::cout, config, setup, results, tolerance);
     std::cout.flush();

@@ -76,13 +76,8 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
         "says what to do when a tile holds more than machine.sram_bytes, and machine.sram_bytes "
         "= 0 sets no capacity, so no tile overflows",
         "set machine.sram_bytes to the tile's capacity in bytes"};
-  // The side-by-side compares forward's and backprop's counters with the closed forms
-  // (analysis/theory_side_by_side.h); for other schedules it has nothing to print.
-  if (key == "theory_side_by_side" && config.get_bool(key) && !selected(schedules, "forward") &&
-      !selected(schedules, "backprop"))
-    return IgnoredOption{"compares forward's and backprop's counters with the closed forms, and schedule = " +
-                             config.raw("schedule") + " runs neither",
-                         "add forward or backprop to schedule"};
+  // The closed forms are MODEL.md section 4's MLP layer (analysis/theory_side_by_side.h): first, since on a
+  // reversible model adding forward or backprop to schedule would not help.
   if (key == "theory_side_by_side" && config.get_bool(key) &&
       workloads::model_kind_from_config(config) != workloads::ModelKind::mlp)
     return IgnoredOption{
@@ -90,6 +85,13 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
         "model.kind = " +
             config.raw("model.kind"),
         "set model.kind=mlp"};
+  // Of the schedules, the side by side compares forward's and backprop's counters; for others it has
+  // nothing to print.
+  if (key == "theory_side_by_side" && config.get_bool(key) && !selected(schedules, "forward") &&
+      !selected(schedules, "backprop"))
+    return IgnoredOption{"compares forward's and backprop's counters with the closed forms, and schedule = " +
+                             config.raw("schedule") + " runs neither",
+                         "add forward or backprop to schedule"};
   return std::nullopt;
 }
 

@@ -4,12 +4,12 @@
 //
 // Usage:
 //   enum class Colour : std::uint8_t { red, green };
-//   inline constexpr sim::EnumNames<Colour, 2> kColourNames{{{{Colour::red, "red"}, {Colour::green,
-//   "green"}}}}; kColourNames.name(Colour::green);               // "green" kColourNames.from_config(config,
-//   "paint.colour");  // Config::get_choice over the names: a ConfigError
-//                                                   // naming the key and the choices for any other value
-//   kColourNames.parse("blue", "colour");           // std::invalid_argument: unknown colour 'blue'
-//   (accepted: red, green)
+//   constexpr sim::EnumNames<Colour, 2> kColourNames{
+//       {{{Colour::red, "red"}, {Colour::green, "green"}}}};
+//   kColourNames.name(Colour::green);                  // "green"
+//   kColourNames.from_config(config, "paint.colour");  // via Config::get_choice: a ConfigError naming
+//                                                      // the key and the names for any other value
+//   kColourNames.parse("blue", "colour");  // invalid_argument: unknown colour 'blue' (accepted: red, green)
 
 #include <array>
 #include <cstddef>

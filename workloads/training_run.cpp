@@ -142,9 +142,9 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
                     : run_with<float, NetworkProgram>(setup, config, *schedule, options, std::move(result));
     }
   } catch (const sim::CountLimitError& e) {  // the engine names the count; the run, what made it large
-    throw std::invalid_argument(std::string(e.what()) +
-                                "; give fewer step.tokens or train.steps, a smaller machine.hop_latency or "
-                                "step.interval, or narrower layers");
+    throw sim::CountLimitError(std::string(e.what()) +
+                               "; give fewer step.tokens or train.steps, a smaller machine.hop_latency or "
+                               "step.interval, or narrower layers");
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -186,6 +186,9 @@ TEST_F(CommandLine, SuggestionsForCapitalsCommandsAndTheShortHelp) {
   EXPECT_EQ(error_of({"clitest-echo", "--clitest-echo"}),
             "unknown option --clitest-echo (command line); clitest-echo is a command: write it first, "
             "without dashes (spatialsim clitest-echo ...)");
+  EXPECT_EQ(error_of({"clitest-echo", "--CLITEST-ECHO"}),
+            "unknown option --CLITEST-ECHO (command line); clitest-echo is a command: write it first, "
+            "without dashes (spatialsim clitest-echo ...)");
   EXPECT_EQ(error_of({"clitest-echo", "-h=1"}), "option -h (command line) takes no value; write -h alone");
 }
 

@@ -107,6 +107,25 @@ TEST_F(CompareCommandTest, AScalingRunThatCannotBeMappedIsNamedAsCompares) {
   EXPECT_TRUE(dir_entries().empty());
 }
 
+// A scaling run whose stash integral passes 2^62 while it runs (the table's run at depth 34 does not): the
+// line names the run and offers smaller factors, the lever compare adds to the run's own.
+TEST_F(CompareCommandTest, AScalingRunThatPassesTheCountLimitWhileRunningNamesTheFactors) {
+  const BinaryRun r =
+      run("compare --sim.arith=none --model.width=4096 --machine.hop_latency=1048576 --step.tokens=16384 "
+          "--step.wavefront=16384 --model.depth=34 --compare.depth_factors=1,2 --out=c.h5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(
+      r.err.rfind("spatialsim: error: depth-scaling run (compare.depth_factors) 2 of 2 (model.depth=68), "
+                  "schedule ",
+                  0),
+      0u)
+      << r.err;
+  EXPECT_NE(r.err.find("passed 2^62"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; or give smaller compare.depth_factors\n"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(dir_entries().empty());
+}
+
 // machine.on_overflow as for run: error exits 3, report warns; the file is written and records them.
 TEST_F(CompareCommandTest, OverflowsFollowMachineOnOverflow) {
   for (const std::string policy : {"error", "report"}) {

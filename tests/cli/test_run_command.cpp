@@ -35,6 +35,19 @@ TEST_F(RunCommandTest, ALossThatStopsBeingFiniteIsNotedWithTheStep) {
       << r.out;
   EXPECT_EQ(r.out.find("forward's loss"), std::string::npos) << r.out;  // forward does not train
   EXPECT_NE(r.out.find("loss per step, backprop: 2.07223 nan nan\n"), std::string::npos) << r.out;
+  // At step 1, before any update, only the initial weights (or the mixture's spread) can have overflowed.
+  const BinaryRun first = run("--schedule=backprop --sim.arith=fp64 --model.init_gain=1e160 --train.steps=2");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("note: backprop's loss is not finite (nan) from step 1 of 2: its fp64 values "
+                           "overflowed; a smaller model.init_gain keeps them finite\n"),
+            std::string::npos)
+      << first.out;
+  const BinaryRun mixture = run("--schedule=backprop --data.task=mixture --data.mixture_spread=1e39");
+  ASSERT_EQ(mixture.exit_code, 0) << mixture.err;
+  EXPECT_NE(mixture.out.find("from step 1 of 1: its fp32 values overflowed; a smaller model.init_gain or "
+                             "data.mixture_spread keeps them finite\n"),
+            std::string::npos)
+      << mixture.out;
   const BinaryRun fine = run("--schedule=backprop --train.steps=3");
   ASSERT_EQ(fine.exit_code, 0) << fine.err;
   EXPECT_EQ(fine.out.find("not finite"), std::string::npos) << fine.out;

@@ -100,6 +100,22 @@ TEST_F(SweepCommandTest, AJobThatFailsWhileRunningNamesItsPointAndLeavesNoEmptyP
   EXPECT_TRUE(dir_entries().empty()) << dir_entries().front();
 }
 
+// The other order: the small point runs first (the sweep starts from the end) and finishes, then the large
+// one fails. The finished point's file stays in the points directory, and --sweep.resume reuses it.
+TEST_F(SweepCommandTest, AJobThatFailsAfterAnotherFinishedKeepsItsFileForResume) {
+  const std::string base =
+      "--sim.arith=none --model.width=4096 --machine.hop_latency=1048576 --step.tokens=16384 "
+      "--step.wavefront=16384 --schedule=backprop --sim.threads=1 --out s.h5 --vary model.depth=";
+  const SweepRun r = sweep(base + "68,4");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("spatialsim: error: sweep point 1 of 2 (model.depth=68), schedule backprop: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"s.h5.points"});
+  const SweepRun resumed = sweep(base + "4 --sweep.resume");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(resumed.err, "spatialsim: resumed 1 of 1 job (1 point x 1 schedule)\n");
+}
+
 TEST_F(SweepCommandTest, ValueThatDoesNotParseExitsTwoNamingItAndNoFile) {
   const SweepRun r = sweep("--vary model.depth=4,x --out s.h5");
   EXPECT_EQ(r.exit_code, 2);
