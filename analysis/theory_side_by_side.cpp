@@ -11,6 +11,7 @@
 #include "mappings/placement/pipeline_stages.h"
 #include "sim/engine.h"
 #include "sim/grid.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::analysis {
 namespace {
@@ -216,8 +217,9 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
       redistribution_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
   const std::uint64_t host = host_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
   const std::uint64_t tokens = std::uint64_t{setup.tokens} * setup.steps;
-  const bool rebroadcast =
-      config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
+  // Asked of the schedule, which reads backprop.xstash: the closed forms follow what the simulated one does.
+  const bool rebroadcast = workloads::ScheduleRegistry::create("backprop", config)->forward_stash(0) ==
+                           mappings::XStash::rebroadcast;
   const PlacementDepth depth = depth_on_placement(widths, setup.placement, grid, rebroadcast,
                                                   setup.model.loss == workloads::Loss::cross_entropy);
 

@@ -27,6 +27,7 @@
 #include "sim/grid.h"
 #include "sim/option_spec.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -246,8 +247,9 @@ class TheoryCommand final : public Command {
     const auto& widths = setup.model.widths;
     const auto layers = analysis::layer_geometry(widths, setup.placement);
     const sim::Grid grid(setup.grid_width, setup.grid_height, setup.topology);
-    const bool rebroadcast =
-        config.get_choice("backprop.xstash", {"replicate", "rebroadcast"}) == "rebroadcast";
+    // Asked of the schedule, which reads backprop.xstash: the forms follow what the simulated one does.
+    const bool rebroadcast = workloads::ScheduleRegistry::create("backprop", config)->forward_stash(0) ==
+                             mappings::XStash::rebroadcast;
     const std::uint64_t redistribution =
         analysis::redistribution_byte_hops_per_token(widths, setup.placement, setup.bytes.activation, grid);
     const std::uint64_t host =
