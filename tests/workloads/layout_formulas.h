@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "workloads/run_setup.h"
@@ -126,6 +128,51 @@ inline std::uint64_t backprop_backward_sram(const workloads::RunSetup& s, std::u
     bytes += wavefronts * 2 * d_in * d_out * b_w + b_a * tokens * d_in * cols;
   }
   return bytes;
+}
+
+// One of docs/forward-gradients.md's spanning trees on a mesh: every member but the root receives one
+// message from its parent, the member farthest from the root among the members on its shortest routes
+// from the root. On a mesh those routes fill the rectangle spanned by the root and the member, and the
+// member's tree path is as long as its shortest route, so its message travels the difference of the two
+// members' distances from the root. (The tie-break among equally far parents changes no count.)
+struct TreeCount {
+  std::uint64_t messages = 0, hops = 0;
+};
+
+inline TreeCount spanning_tree(const std::set<std::pair<std::int32_t, std::int32_t>>& members,
+                               sim::Coord root) {
+  TreeCount t;
+  for (const auto& [x, y] : members) {
+    const sim::Coord m{x, y};
+    if (m.x == root.x && m.y == root.y) continue;
+    std::uint64_t parent = 0;  // the root itself is a member on every route
+    for (const auto& [px, py] : members) {
+      const bool same = px == x && py == y;
+      const bool inside = std::min(root.x, x) <= px && px <= std::max(root.x, x) &&
+                          std::min(root.y, y) <= py && py <= std::max(root.y, y);
+      if (!same && inside) parent = std::max(parent, manhattan(root, sim::Coord{px, py}));
+    }
+    ++t.messages;
+    t.hops += manhattan(root, m) - parent;
+  }
+  return t;
+}
+
+// The forward-gradient scalars' two trees, once per step (docs/forward-gradients.md, "The scalars d_k"):
+// the holders (the output tiles of the last trunk layer, `trunk` - 1) reduce to the root, the output tile
+// of that layer's last block column, which broadcasts to every trunk tile once (a tile holding slices of
+// several trunk layers once). Messages and hops of both trees; each message carries the K scalars.
+inline TreeCount scalar_trees(const std::vector<mappings::BlockLayout>& blocks, std::uint32_t trunk) {
+  const mappings::BlockLayout& last = blocks[trunk - 1];
+  const sim::Coord root = last.output_tile(last.cols - 1);
+  std::set<std::pair<std::int32_t, std::int32_t>> holders, trunk_tiles;
+  for (std::uint32_t j = 0; j < last.cols; ++j) holders.emplace(last.output_tile(j).x, last.output_tile(j).y);
+  for (std::uint32_t l = 0; l < trunk; ++l)
+    for (std::uint32_t i = 0; i < blocks[l].rows; ++i)
+      for (std::uint32_t j = 0; j < blocks[l].cols; ++j)
+        trunk_tiles.emplace(blocks[l].coord(i, j).x, blocks[l].coord(i, j).y);
+  const TreeCount reduce = spanning_tree(holders, root), broadcast = spanning_tree(trunk_tiles, root);
+  return {reduce.messages + broadcast.messages, reduce.hops + broadcast.hops};
 }
 
 }  // namespace spatialsim::testing_support

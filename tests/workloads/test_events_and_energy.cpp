@@ -178,34 +178,10 @@ class Mlp {
     c.byte_hops *= m.K;
     return c;
   }
-  // The K scalars, once per step, over docs/forward-gradients.md's trees (K b_p bytes per message): the
-  // holders (the last trunk layer's output tiles) reduce to the root (the output tile of its last block
-  // column), which broadcasts to every trunk tile once. A member's parent is the member farthest from the
-  // root among those on its shortest routes from the root (on a mesh, the rectangle the two span), so its
-  // message travels the difference of their distances from the root.
+  // The K scalars, once per step, over docs/forward-gradients.md's trees (K b_p bytes per message).
   Count scalar_trees(std::uint32_t S) const {
-    using Tiles = std::set<std::pair<std::int32_t, std::int32_t>>;
-    const mappings::BlockLayout& last = m.blocks[S - 1];
-    const sim::Coord root = last.output_tile(last.cols - 1);
-    Tiles holders, trunk;
-    for (std::uint32_t j = 0; j < last.cols; ++j)
-      holders.emplace(last.output_tile(j).x, last.output_tile(j).y);
-    for (std::uint32_t l = 0; l < S; ++l)
-      for (std::uint32_t i = 0; i < m.blocks[l].rows; ++i)
-        for (std::uint32_t j = 0; j < m.blocks[l].cols; ++j)
-          trunk.emplace(m.blocks[l].coord(i, j).x, m.blocks[l].coord(i, j).y);
-    Count c;
-    for (const Tiles* members : {&holders, &trunk})
-      for (const auto& [x, y] : *members) {
-        if (x == root.x && y == root.y) continue;
-        std::uint64_t parent = 0;
-        for (const auto& [px, py] : *members)
-          if ((px != x || py != y) && std::min(root.x, x) <= px && px <= std::max(root.x, x) &&
-              std::min(root.y, y) <= py && py <= std::max(root.y, y))
-            parent = std::max(parent, manhattan(root, sim::Coord{px, py}));
-        c += {m.K * m.b_p * (manhattan(root, sim::Coord{x, y}) - parent), 1};
-      }
-    return c;
+    const testing_support::TreeCount t = testing_support::scalar_trees(m.blocks, S);
+    return {m.K * m.b_p * t.hops, t.messages};
   }
 
   Count traffic(const std::string& schedule) const {

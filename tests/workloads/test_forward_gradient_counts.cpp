@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <ostream>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,50 +64,6 @@ std::vector<std::string> overrides_of(const FgCountCase& c) {
   return o;
 }
 
-// One of docs/forward-gradients.md's spanning trees on a mesh: every member but the root receives one
-// message from its parent, the member farthest from the root among the members on its shortest routes
-// from the root. On a mesh those routes fill the rectangle spanned by the root and the member, and the
-// member's tree path is as long as its shortest route, so its message travels the difference of the two
-// members' distances from the root. (The tie-break among equally far parents changes no count.)
-struct Tree {
-  std::uint64_t messages = 0, hops = 0;
-};
-
-Tree spanning_tree(const std::set<std::pair<std::int32_t, std::int32_t>>& members, sim::Coord root) {
-  Tree t;
-  for (const auto& [x, y] : members) {
-    const sim::Coord m{x, y};
-    if (m.x == root.x && m.y == root.y) continue;
-    std::uint64_t parent = 0;  // the root itself is a member on every route
-    for (const auto& [px, py] : members) {
-      const bool same = px == x && py == y;
-      const bool inside = std::min(root.x, x) <= px && px <= std::max(root.x, x) &&
-                          std::min(root.y, y) <= py && py <= std::max(root.y, y);
-      if (!same && inside) parent = std::max(parent, manhattan(root, sim::Coord{px, py}));
-    }
-    ++t.messages;
-    t.hops += manhattan(root, m) - parent;
-  }
-  return t;
-}
-
-// The K scalars once per step (docs/forward-gradients.md, "The scalars d_k"): the holders (the output
-// tiles of the last trunk layer) reduce to the root, the output tile of that layer's last block column,
-// which broadcasts to every trunk tile once (a tile holding slices of several trunk layers once).
-Tree scalar_trees(const RunSetup& s, std::uint32_t trunk) {
-  const mappings::BlockLayout& last = s.placement.blocks[trunk - 1];
-  const sim::Coord root = last.output_tile(last.cols - 1);
-  std::set<std::pair<std::int32_t, std::int32_t>> holders, trunk_tiles;
-  for (std::uint32_t j = 0; j < last.cols; ++j) holders.emplace(last.output_tile(j).x, last.output_tile(j).y);
-  for (std::uint32_t l = 0; l < trunk; ++l) {
-    const mappings::BlockLayout& b = s.placement.blocks[l];
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j) trunk_tiles.emplace(b.coord(i, j).x, b.coord(i, j).y);
-  }
-  const Tree reduce = spanning_tree(holders, root), broadcast = spanning_tree(trunk_tiles, root);
-  return {reduce.messages + broadcast.messages, reduce.hops + broadcast.hops};
-}
-
 class ForwardGradientOddCounts : public ::testing::TestWithParam<FgCountCase> {
  protected:
   void SetUp() override { setup = setup_from_config(config_with(overrides_of(GetParam()))); }
@@ -150,7 +105,7 @@ TEST_P(ForwardGradientOddCounts, BackwardTrafficIsTheHeadsBackpropUsReturnAndThe
       redistribution.byte_hops += T * f.boundary[l].byte_hops;
       redistribution.messages += G * f.boundary[l].messages;
     }
-    const Tree scalars = scalar_trees(setup, S);
+    const testing_support::TreeCount scalars = testing_support::scalar_trees(setup.placement.blocks, S);
 
     const RunResult r = run_with(overrides_of(c), schedule);
     const auto& hops = r.counters.byte_hops;
