@@ -32,9 +32,9 @@ struct IgnoredOption {
 // set, or nullopt when the run reads it or the user did not set it. Set means: for a schedule's options
 // (workloads/schedules/schedule_options.h), explicit (a config file too); for the options that apply only
 // with another option's value (check_tolerance with --check, data.teacher_width and data.mixture_spread
-// with their data.task, theory_side_by_side with model.kind = mlp and forward or backprop, train.lr and train.optimizer with a
-// schedule that trains, machine.on_overflow with machine.sram_bytes > 0), given on the command line or
-// varied by a sweep, because a config file may keep them for the runs they apply to.
+// with their data.task, theory_side_by_side with model.kind = mlp and forward or backprop, train.lr and
+// train.optimizer with a schedule that trains, machine.on_overflow with machine.sram_bytes > 0), given on the
+// command line or varied by a sweep, because a config file may keep them for the runs they apply to.
 std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
                                                const std::vector<std::string>& schedules,
                                                const std::string& key);
