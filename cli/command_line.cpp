@@ -60,6 +60,12 @@ std::string unknown_key_text(const std::string& key, const std::string& shown_as
                              const sim::Config& defaults, const std::vector<std::string>& settable) {
   if (defaults.has(key))
     return "option " + shown_as + " is in the default configuration but no component of this build reads it";
+  // Registered but missing from configs/default.ini: a component author's omission, not the user's typo
+  // ("unknown option ... did you mean" sent them looking for another key).
+  if (sim::OptionTable::find(key) != nullptr)
+    return "option " + shown_as +
+           " is registered by a component but has no default in configs/default.ini, so it cannot be set; "
+           "add its default there";
   std::string text = "unknown option " + shown_as;  // the caller cuts shown_as (shown())
   std::string lower = key;                          // commands are lower case, as keys are (closest_key)
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -215,7 +215,8 @@ TEST_F(CommandLine, KeyInDefaultsButUnregisteredIsRejected) {
 TEST_F(CommandLine, RegisteredKeyMissingFromDefaultsIsRejected) {
   // clitest.depth is registered, but these defaults do not have it.
   EXPECT_EQ(error_of({"clitest-echo", "--clitest.depth=3"}, "out = x\n"),
-            "unknown option --clitest.depth (command line); did you mean --out?");
+            "option --clitest.depth (command line) is registered by a component but has no default in "
+            "configs/default.ini, so it cannot be set; add its default there");
 }
 
 TEST_F(CommandLine, Aliases) {
