@@ -8,7 +8,9 @@
 #include <string>
 #include <tuple>
 
+#include "sim/text.h"
 #include "tests/cli/binary_run_fixture.h"
+#include "tests/workloads/network_test_support.h"
 #include "workloads/reference/dense_mlp.h"
 
 namespace spatialsim::cli {
@@ -37,15 +39,16 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
 // Layers sharing tiles (mapping.stages) keep every value on its own layer: 5 layers on 2 and on 3 stages
 // (non-dividing), and a reversible model's 8 dense layers on 3.
 TEST_F(CheckTest, PipelineStagesPassEveryScheduleCheck) {
+  // Every schedule an mlp runs, from the registry: a schedule added later is checked too.
+  const auto schedules = testing_support::schedules_running_on(workloads::ModelKind::mlp);
   for (const char* stages : {"2", "3"}) {
-    const BinaryRun r =
-        run(std::string("--schedule=forward,backprop,checkpoint,revolve,forward-gradient,split-fg "
-                        "--sim.arith=fp64 --model.widths=13,17,9,11,6,5 --mapping.block=3x2 "
-                        "--step.tokens=11 --step.wavefront=4 --check --mapping.stages=") +
-            stages);
+    const BinaryRun r = run("--schedule=" + sim::joined(schedules, ",") +
+                            " --sim.arith=fp64 --model.widths=13,17,9,11,6,5 --mapping.block=3x2 "
+                            "--step.tokens=11 --step.wavefront=4 --check --mapping.stages=" +
+                            stages);
     ASSERT_EQ(r.exit_code, 0) << stages << "\n" << r.err;
-    for (const char* s : {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"})
-      EXPECT_NE(r.out.find(std::string(s) + ": passed"), std::string::npos) << s << "\n" << r.out;
+    for (const auto& s : schedules)
+      EXPECT_NE(r.out.find(s + ": passed"), std::string::npos) << s << "\n" << r.out;
   }
   const BinaryRun rev = run(
       "--model.kind=reversible --schedule=forward,reversible --sim.arith=fp64 --mapping.stages=3 --check");

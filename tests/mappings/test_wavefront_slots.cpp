@@ -87,7 +87,7 @@ void expect_slots_bounded(const std::vector<std::string>& model, const std::vect
 TEST(WavefrontSlots, ANetworkHoldsOnlyTheWavefrontsInFlight) {
   expect_slots_bounded<workloads::NetworkProgram>(
       {"--model.widths=13,17,11,7", "--mapping.block=2x3"},
-      {"forward", "backprop", "checkpoint", "revolve", "forward-gradient", "split-fg"});
+      testing_support::schedules_running_on(workloads::ModelKind::mlp));
 }
 
 // Coupling blocks: the program's value sites, lane gathers and entry-gradient halves too.
@@ -95,7 +95,7 @@ TEST(WavefrontSlots, AReversibleProgramHoldsOnlyTheWavefrontsInFlight) {
   expect_slots_bounded<workloads::reversible::ReversibleProgram>(
       {"--model.kind=reversible", "--model.widths=", "--model.inputs=13", "--model.width=18",
        "--model.depth=3", "--model.outputs=7", "--mapping.block=2x3"},
-      {"forward", "reversible"});
+      testing_support::schedules_running_on(workloads::ModelKind::reversible));
 }
 
 }  // namespace

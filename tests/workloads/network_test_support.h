@@ -8,6 +8,8 @@
 #include "cli/command_line.h"
 #include "workloads/reference/dense_mlp.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
+#include "workloads/schedules/schedule_models.h"
 #include "workloads/training_run.h"
 
 namespace spatialsim::testing_support {
@@ -23,6 +25,15 @@ inline sim::Config config_with(const std::vector<std::string>& overrides) {
     config.set(key, o.substr(eq + 1), "test");
   }
   return config;
+}
+
+// Every registered schedule that runs on `kind`, in the registry's order: for the tests that cover every
+// schedule, so that a schedule added later is covered without an edit to them.
+inline std::vector<std::string> schedules_running_on(workloads::ModelKind kind) {
+  std::vector<std::string> out;
+  for (const auto& name : workloads::ScheduleRegistry::names())
+    if (workloads::runs_on(name, kind)) out.push_back(name);
+  return out;
 }
 
 inline workloads::RunResult run_with(const std::vector<std::string>& overrides, const std::string& schedule) {
