@@ -100,6 +100,24 @@ void expect_traffic(const RunResult& r, Phase phase, MessageKind kind, const Tra
   EXPECT_EQ(r.counters.messages.at(phase, kind), G * per_token_and_wavefront.messages) << what;
 }
 
+// The backward pass of a recomputing schedule finds every layer's `replicate` stash (rebuilt by an
+// episode, or kept by the first pass): it is backprop's, kind by kind, with backprop's SRAM and flops;
+// rebroadcast, host, scalar (mse) and tangent carry nothing, and the update moves nothing.
+void expect_backprops_backward(const RunResult& r, const RunSetup& setup, std::uint64_t T, std::uint64_t G) {
+  const BackwardFormulas b = backward_formulas(setup);
+  expect_traffic(r, Phase::backward, MessageKind::lane, b.lane, T, G, "backward dZ down the columns");
+  expect_traffic(r, Phase::backward, MessageKind::psum, b.psum, T, G, "backward dX shares along the rows");
+  expect_traffic(r, Phase::backward, MessageKind::redistribution, b.redistribution, T, G,
+                 "backward dX pieces between layers");
+  for (MessageKind kind :
+       {MessageKind::rebroadcast, MessageKind::scalar, MessageKind::host, MessageKind::tangent})
+    EXPECT_EQ(r.counters.byte_hops.at(Phase::backward, kind), 0u) << static_cast<int>(kind);
+  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)],
+            testing_support::backprop_backward_sram(setup, T, G));
+  EXPECT_EQ(r.counters.flops[sim::index(Phase::backward)], backward_flops(setup.model.widths, T));
+  EXPECT_EQ(r.counters.byte_hops.phase_total(Phase::update), 0u);
+}
+
 struct RunCase {
   std::string widths;
   std::string block;
@@ -136,17 +154,8 @@ TEST_P(CheckpointCounts, BackwardPerKindIsBackpropsAndFlopsPerPhaseFromTheWidths
   const auto L = static_cast<std::uint32_t>(widths.size() - 1);
   const std::uint64_t T = c.run.tokens, G = (c.run.tokens + c.run.wavefront - 1) / c.run.wavefront;
 
-  // Every layer's backward pass finds a `replicate` stash, rebuilt by its segment's episode, so the
-  // backward pass is backprop's, kind by kind; rebroadcast, host, scalar (mse) and tangent carry nothing.
-  const BackwardFormulas b = backward_formulas(setup);
-  expect_traffic(r, Phase::backward, MessageKind::lane, b.lane, T, G, "backward dZ down the columns");
-  expect_traffic(r, Phase::backward, MessageKind::psum, b.psum, T, G, "backward dX shares along the rows");
-  expect_traffic(r, Phase::backward, MessageKind::redistribution, b.redistribution, T, G,
-                 "backward dX pieces between layers");
-  for (MessageKind kind :
-       {MessageKind::rebroadcast, MessageKind::scalar, MessageKind::host, MessageKind::tangent})
-    EXPECT_EQ(r.counters.byte_hops.at(Phase::backward, kind), 0u) << static_cast<int>(kind);
-  EXPECT_EQ(r.counters.byte_hops.phase_total(Phase::update), 0u);
+  // Every layer's backward pass finds a `replicate` stash, rebuilt by its segment's episode.
+  expect_backprops_backward(r, setup, T, G);
 
   // Flops: the first pass evaluates every layer once; the recomputation rebuilds every segment once, the
   // last one included, so every layer is evaluated exactly once more whatever s (and whether s divides L).
@@ -154,7 +163,6 @@ TEST_P(CheckpointCounts, BackwardPerKindIsBackpropsAndFlopsPerPhaseFromTheWidths
   for (std::uint32_t l = 0; l < L; ++l) one_pass += product_flops(widths, T, l);
   EXPECT_EQ(r.counters.flops[sim::index(Phase::forward)], one_pass);
   EXPECT_EQ(r.counters.flops[sim::index(Phase::recompute)], one_pass);
-  EXPECT_EQ(r.counters.flops[sim::index(Phase::backward)], backward_flops(widths, T));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -357,19 +365,8 @@ TEST_P(RevolveEpisodes, TheHandPlanAndItsCountsPerPhaseAndKind) {
   EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::recompute)], recompute_sram);
   EXPECT_EQ(r.counters.flops[sim::index(Phase::recompute)], recompute_flops);
 
-  // The backward pass finds every layer's `replicate` stash: backprop's, kind by kind.
-  const BackwardFormulas b = backward_formulas(setup);
-  expect_traffic(r, Phase::backward, MessageKind::lane, b.lane, T, G, "backward dZ down the columns");
-  expect_traffic(r, Phase::backward, MessageKind::psum, b.psum, T, G, "backward dX shares along the rows");
-  expect_traffic(r, Phase::backward, MessageKind::redistribution, b.redistribution, T, G,
-                 "backward dX pieces between layers");
-  for (MessageKind kind :
-       {MessageKind::rebroadcast, MessageKind::scalar, MessageKind::host, MessageKind::tangent})
-    EXPECT_EQ(r.counters.byte_hops.at(Phase::backward, kind), 0u) << static_cast<int>(kind);
-  EXPECT_EQ(r.counters.sram_bytes[sim::index(Phase::backward)],
-            testing_support::backprop_backward_sram(setup, T, G));
-  EXPECT_EQ(r.counters.flops[sim::index(Phase::backward)], backward_flops(widths, T));
-  EXPECT_EQ(r.counters.byte_hops.phase_total(Phase::update), 0u);
+  // The backward pass finds every layer's `replicate` stash.
+  expect_backprops_backward(r, setup, T, G);
 
   EXPECT_EQ(r.max_checkpoints, most);
 }
