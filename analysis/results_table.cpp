@@ -42,9 +42,8 @@ std::string general(double v, int significant) {
 // A NaN is "no value" from a run that computed none (counting mode's final_loss), but a measured NaN from
 // one that computed values (they overflowed): "-" would hide it.
 std::string format_cell(const Metric& m, const workloads::RunResult& r) {
-  if (const double* v = std::get_if<double>(&m.value);
-      v != nullptr && std::isnan(*v) && !r.loss_per_step.empty())
-    return "nan";
+  if (const double* v = std::get_if<double>(&m.value); v != nullptr && !r.loss_per_step.empty())
+    return format_loss(*v);
   return std::visit([](auto v) { return format_number(v); }, m.value);
 }
 
@@ -90,6 +89,10 @@ std::string format_number(double value) {
   if (value == 0) return "0";
   const double a = std::abs(value);
   return a >= 1e-3 && a < 1e6 ? general(value, 6) : scientific(value);
+}
+
+std::string format_loss(double measured) {
+  return std::isnan(measured) ? "nan" : format_number(measured);
 }
 
 std::string format_ratio(double numerator, double denominator) {
@@ -211,22 +214,25 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
   }
 }
 
+std::string finite_values_fix(const workloads::RunSetup& setup, std::size_t step) {
+  const bool mixture = setup.data.task == workloads::Task::mixture;
+  // Before the first update only the initial weights and the data can have overflowed.
+  if (step == 1 || setup.steps == 1)
+    return mixture ? "a smaller model.init_gain or data.mixture_spread" : "a smaller model.init_gain";
+  if (step == 0 && mixture) return "a smaller train.lr, model.init_gain or data.mixture_spread";
+  return "a smaller train.lr or model.init_gain";
+}
+
 void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
                       const workloads::RunSetup& setup) {
-  // Before the first update only the initial weights and the data can have overflowed.
-  const std::string first_step_fix = setup.data.task == workloads::Task::mixture
-                                         ? "a smaller model.init_gain or data.mixture_spread"
-                                         : "a smaller model.init_gain";
   for (const auto& r : results) {
     const auto bad = std::find_if(r.loss_per_step.begin(), r.loss_per_step.end(),
                                   [](double loss) { return !std::isfinite(loss); });
     if (bad == r.loss_per_step.end()) continue;
     const auto step = static_cast<std::size_t>(bad - r.loss_per_step.begin()) + 1;
-    out << "note: " << r.schedule << "'s loss is not finite ("
-        << (std::isnan(*bad) ? "nan" : format_number(*bad)) << ") from step " << step << " of "
-        << r.loss_per_step.size() << ": its " << workloads::name(setup.arithmetic) << " values overflowed; "
-        << (step == 1 ? first_step_fix : std::string("a smaller train.lr or model.init_gain"))
-        << " keeps them finite\n";
+    out << "note: " << r.schedule << "'s loss is not finite (" << format_loss(*bad) << ") from step " << step
+        << " of " << r.loss_per_step.size() << ": its " << workloads::name(setup.arithmetic)
+        << " values overflowed; " << finite_values_fix(setup, step) << " keeps them finite\n";
   }
 }
 

@@ -31,6 +31,10 @@ std::string format_number(std::uint64_t value);
 // NaN as "-" (the table prints "nan" for a NaN measured by a run that computed values); |v| in [1e-3, 1e6)
 // with up to 6 significant digits ("0.125", "1234.5"); otherwise "1.235e6" / "2.5e-4".
 std::string format_number(double value);
+
+// A loss a run with values measured: as format_number, but a NaN is "nan" (the values overflowed), not the
+// "-" of counting mode, which has no loss.
+std::string format_loss(double measured);
 // ratio_to_forward with up to 4 significant digits ("2.8", "1", "0.3333"); "-" when it is not defined.
 std::string format_ratio(double numerator, double denominator);
 
@@ -60,5 +64,10 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
 // or that have none (counting mode).
 void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
                       const workloads::RunSetup& setup);
+
+// The options that keep a run's values finite when its loss is not finite from `step` (1-based) on, as
+// "a smaller ...": before the first update (step 1, or a one-step run) the initial weights' gain and the
+// mixture task's spread, later the learning rate too. `step` 0 when only the last loss is known (a sweep).
+std::string finite_values_fix(const workloads::RunSetup& setup, std::size_t step);
 
 }  // namespace spatialsim::analysis

@@ -304,6 +304,15 @@ SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
   return plan;
 }
 
+std::string job_label(const SweepPlan& plan, std::size_t job) {
+  const SweepPoint& p = plan.points[plan.jobs[job].point];
+  std::string values;
+  for (std::size_t a = 0; a < plan.axes.size(); ++a)
+    values += (a == 0 ? " (" : ", ") + plan.axes[a].key + " = " + p.values[a] +
+              (a + 1 == plan.axes.size() ? ")" : "");
+  return "point " + std::to_string(p.index) + values + ", schedule " + plan.jobs[job].schedule;
+}
+
 std::uint64_t job_config_hash(const sim::Config& point_config, const std::string& schedule) {
   std::string text;
   for (const auto& key : point_config.keys()) {

@@ -73,6 +73,10 @@ struct SweepRow {
   bool reused = false;  // read back from an earlier, interrupted or completed sweep (--resume)
 };
 
+// How the console names a job beside the sweep's table, by the table's 0-based point index:
+// "point 1 (model.depth = 16), schedule backprop" (no parentheses when nothing is varied).
+std::string job_label(const SweepPlan& plan, std::size_t job);
+
 // Parses `sweep.vary`. Contract: every KEY is registered (sim::OptionTable) and present in `base`, is not
 // a key that cannot change a result (out, schedule, sim.threads, sweep.*, ...), appears once and lists at
 // least one value, without empty or repeated values (repeated as the option reads them: 2 and 02, true and

@@ -80,13 +80,8 @@ std::vector<std::string> overflowed_points(const analysis::SweepPlan& plan,
   for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
     const double tiles = analysis::find_metric(rows[j].metrics, "storage_overflow_tiles").as_double();
     if (tiles == 0) continue;
-    const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
-    std::string values;
-    for (std::size_t a = 0; a < plan.axes.size(); ++a)
-      values += (a == 0 ? " (" : ", ") + plan.axes[a].key + " = " + p.values[a] +
-                (a + 1 == plan.axes.size() ? ")" : "");
-    out.push_back("point " + std::to_string(p.index) + values + ", schedule " + plan.jobs[j].schedule + ": " +
-                  std::to_string(static_cast<std::uint64_t>(tiles)) + " tiles");
+    out.push_back(analysis::job_label(plan, j) + ": " + std::to_string(static_cast<std::uint64_t>(tiles)) +
+                  " tiles");
   }
   return out;
 }

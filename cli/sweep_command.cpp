@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "analysis/output_guard.h"
+#include "analysis/results_table.h"
 #include "analysis/sweep.h"
 #include "analysis/sweep_store.h"
 #include "cli/command.h"
@@ -78,6 +80,11 @@ void print_points(std::ostream& out, const analysis::SweepPlan& plan,
   head.push_back("tokens");
   head.emplace_back("pipeline_full");  // G >= 2L - 1 (analysis::pipeline_full)
   for (const char* m : kShownMetrics) head.emplace_back(m);
+  // Only a sweep with values has a loss to show (the file has the column either way).
+  const bool any_values = std::any_of(plan.points.begin(), plan.points.end(), [](const auto& p) {
+    return p.setup.arithmetic != workloads::Arithmetic::none;
+  });
+  if (any_values) head.emplace_back("final_loss");
   cells.push_back(head);
   for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
     const analysis::SweepPoint& p = plan.points[plan.jobs[j].point];
@@ -86,12 +93,32 @@ void print_points(std::ostream& out, const analysis::SweepPlan& plan,
     row.push_back(std::to_string(p.setup.tokens) + (p.tokens_raised ? "*" : ""));
     row.emplace_back(analysis::pipeline_full(p.setup) ? "yes" : "no");
     for (const char* m : kShownMetrics) row.push_back(metric_text(analysis::find_metric(rows[j].metrics, m)));
+    if (any_values)  // "-" where a point counts only, "nan" where its values overflowed
+      row.push_back(
+          p.setup.arithmetic == workloads::Arithmetic::none
+              ? "-"
+              : analysis::format_loss(analysis::find_metric(rows[j].metrics, "final_loss").as_double()));
     cells.push_back(row);
   }
   print_aligned(out, cells);
   bool raised = false;
   for (const auto& p : plan.points) raised = raised || p.tokens_raised;
   if (raised) out << "* step.tokens raised to 2 * L * step.wavefront so that G >= 2L (MODEL.md section 6)\n";
+}
+
+// Training that diverges is a result, not an error (as in `run`, analysis::write_loss_notes): one note per
+// job with values whose final loss is not finite. A sweep keeps only the last loss, so the step it stopped
+// at is unknown.
+void note_losses_not_finite(std::ostream& out, const analysis::SweepPlan& plan,
+                            const std::vector<analysis::SweepRow>& rows) {
+  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
+    const workloads::RunSetup& setup = plan.points[plan.jobs[j].point].setup;
+    const double loss = analysis::find_metric(rows[j].metrics, "final_loss").as_double();
+    if (setup.arithmetic == workloads::Arithmetic::none || std::isfinite(loss)) continue;
+    out << "note: " << analysis::job_label(plan, j) << ": the final loss is not finite ("
+        << analysis::format_loss(loss) << "): its " << workloads::name(setup.arithmetic)
+        << " values overflowed; " << analysis::finite_values_fix(setup, 0) << " keeps them finite\n";
+  }
 }
 
 void print_slopes(std::ostream& out, const std::vector<analysis::SlopeRow>& slopes) {
@@ -217,6 +244,7 @@ class SweepCommand final : public Command {
     }
 
     print_points(std::cout, plan, outcome.rows);
+    note_losses_not_finite(std::cout, plan, outcome.rows);
     print_slopes(std::cout, outcome.slopes);
     std::cout << "\nwrote " << sim::one_line(out) << " (" << plan.jobs.size() << " rows in /sweep/points)\n";
     std::cout.flush();

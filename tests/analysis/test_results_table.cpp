@@ -59,6 +59,30 @@ TEST(FormatNumber, Doubles) {
   EXPECT_EQ(format_number(std::numeric_limits<double>::quiet_NaN()), "-");
 }
 
+TEST(FormatLoss, AMeasuredNanIsNanNotTheNoValueDash) {
+  EXPECT_EQ(format_loss(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(format_loss(-std::numeric_limits<double>::quiet_NaN()), "nan");  // not "-nan"
+  EXPECT_EQ(format_loss(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_loss(2.07223), "2.07223");
+}
+
+// Before the first update only the initial weights (and the mixture task's spread) can overflow; after it
+// the learning rate can too; with the step unknown (a sweep keeps the last loss) every lever is named.
+TEST(FiniteValuesFix, NamesWhatCanHaveOverflowedByTheStep) {
+  workloads::RunSetup setup;
+  setup.steps = 4;
+  setup.data.task = workloads::Task::teacher;
+  EXPECT_EQ(finite_values_fix(setup, 1), "a smaller model.init_gain");
+  EXPECT_EQ(finite_values_fix(setup, 3), "a smaller train.lr or model.init_gain");
+  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller train.lr or model.init_gain");
+  setup.data.task = workloads::Task::mixture;
+  EXPECT_EQ(finite_values_fix(setup, 1), "a smaller model.init_gain or data.mixture_spread");
+  EXPECT_EQ(finite_values_fix(setup, 2), "a smaller train.lr or model.init_gain");
+  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller train.lr, model.init_gain or data.mixture_spread");
+  setup.steps = 1;  // a one-step run never updates before its only loss
+  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller model.init_gain or data.mixture_spread");
+}
+
 TEST(FormatRatio, SignificantDigitsAndUndefined) {
   EXPECT_EQ(format_ratio(280, 100), "2.8");
   EXPECT_EQ(format_ratio(100, 100), "1");

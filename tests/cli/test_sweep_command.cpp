@@ -148,6 +148,38 @@ TEST_F(SweepCommandTest, TheFileWrittenIsNamedOnOneLine) {
   EXPECT_TRUE(std::filesystem::exists(path("s\tx.h5")));
 }
 
+// A sweep with values shows each job's final loss, and a loss that is not finite (the values overflowed) is
+// noted with its point and what keeps the values finite, as run notes it: training that diverges is a
+// result, not an error. Counting mode has no loss and no column for it.
+TEST_F(SweepCommandTest, AFinalLossThatIsNotFiniteIsNotedWithItsPoint) {
+  const SweepRun r = sweep(
+      "--sim.arith=fp32 --vary train.lr=0.1,1e30 --schedule forward,backprop --train.steps=2 --out s.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("final_loss\n"), std::string::npos) << r.out;  // the last column
+  EXPECT_NE(r.out.find("  nan\n"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("note: point 1 (train.lr = 1e30), schedule backprop: the final loss is not finite (nan): "
+                 "its fp32 values overflowed; a smaller train.lr or model.init_gain keeps them finite\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("point 0 (train.lr = 0.1), schedule backprop: the final loss"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("schedule forward: the final loss"), std::string::npos) << r.out;  // it does not train
+  // One step: only the initial weights can have overflowed.
+  const SweepRun first =
+      sweep("--sim.arith=fp64 --vary model.init_gain=1,1e160 --schedule backprop --out f.h5");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find(
+                "note: point 1 (model.init_gain = 1e160), schedule backprop: the final loss is not "
+                "finite (nan): its fp64 values overflowed; a smaller model.init_gain keeps them finite\n"),
+            std::string::npos)
+      << first.out;
+  const SweepRun counting = sweep("--sim.arith=none --vary model.depth=2,3 --schedule backprop --out c.h5");
+  ASSERT_EQ(counting.exit_code, 0) << counting.err;
+  EXPECT_EQ(counting.out.find("final_loss"), std::string::npos) << counting.out;
+  EXPECT_EQ(counting.out.find("note:"), std::string::npos) << counting.out;
+}
+
 TEST_F(SweepCommandTest, SameTableForOneOrTwoThreadsAndBackpropStashGrowsAsDepthSquared) {
   const SweepRun one = sweep(std::string(kSmall) + " --sim.threads=1 --out one.h5");
   const SweepRun two = sweep(std::string(kSmall) + " --sim.threads=2 --out two.h5");
