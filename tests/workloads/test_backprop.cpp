@@ -9,9 +9,9 @@
 
 #include "tests/test_names.h"
 #include "tests/workloads/gradient_expectations.h"
+#include "tests/workloads/layer_timeline.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
-#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -202,137 +202,36 @@ TEST(BackpropStash, SingleWavefrontInflightEqualsBytesTimesLifetimeFromLayerTimi
   EXPECT_EQ(res.counters.inflight_byte_cycles, expected);
 }
 
-// The same timing model, generalised to what a user runs: widths that do not divide among the tiles,
-// r != c (so layer boundaries gather pieces from several producer columns), any placement (hops from the
-// tiles' coordinates), and many wavefronts with a smaller last one. With latency-only links and
-// instantaneous compute, wavefronts never delay one another: each one's timeline is the first one's shifted
-// by its injection time, so its stash lifetimes are the same and only its bytes (its tokens) differ.
-// The same timeline gives the run's depth and makespan, and bounds on its peaks.
+// The same timing model, generalised to what a user runs (tests/workloads/layer_timeline.h): widths that do
+// not divide among the tiles, r != c (so layer boundaries gather pieces from several producer columns), any
+// placement (hops from the tiles' coordinates), and many wavefronts with a smaller last one. With
+// latency-only links and instantaneous compute, wavefronts never delay one another: each one's timeline is
+// the first one's shifted by its injection time, so its stash lifetimes are the same and only its bytes (its
+// tokens) differ. The same timeline gives the run's depth and makespan, and its peaks.
 class BackpropTimeline : public ::testing::TestWithParam<GradientCase> {};
 
 TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const GradientCase& c = GetParam();
-  // The model below keeps Z on every layer but the last (an activation) and starts the backward pass where
-  // Y and the target are (mse, no reduction).
+  // The model keeps Z on every layer but the last (an activation) and starts the backward pass where Y and
+  // the target are (mse, no reduction).
   ASSERT_TRUE(c.activation == "relu" && c.loss == "mse");
-  const std::uint64_t b_a = 2;
+  ASSERT_NE(c.tokens % c.wavefront, 0u) << "the case should end with a smaller wavefront";
   const std::vector<std::string> overrides = overrides_for(c, "none");
   const RunResult res = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
-  const std::uint32_t L = setup.model.layers();
-  const std::vector<std::uint32_t>& widths = setup.model.widths;
-  const bool rebroadcast = c.xstash == "rebroadcast";
+  const auto policy = c.xstash == "rebroadcast" ? mappings::XStash::rebroadcast : mappings::XStash::replicate;
+  const testing_support::WavefrontTimeline one = testing_support::wavefront_timeline(
+      setup, testing_support::every_layer(setup.model.layers(), policy), testing_support::mesh_links(setup));
+  const testing_support::StepTotals step =
+      testing_support::step_totals(one, c.tokens, c.wavefront, setup.injection_interval);
 
-  using testing_support::for_each_piece;
-  using testing_support::manhattan;
-  using testing_support::split_sizes;
-  auto host_hops = [&](sim::Coord t) { return testing_support::host_hops(setup, t); };
-
-  // One wavefront, times from its injection. Per layer: when each tile's X arrives, when each column's
-  // output is complete.
-  std::vector<std::vector<std::uint64_t>> x_arrival(L), column_end(L);
-  std::vector<std::uint64_t> entry;
-  for (std::uint32_t i = 0; i < setup.placement.blocks[0].rows; ++i)
-    entry.push_back(host_hops(setup.placement.blocks[0].lane_entry(i)));
-  for (std::uint32_t l = 0; l < L; ++l) {
-    const mappings::BlockLayout& b = setup.placement.blocks[l];
-    x_arrival[l].assign(b.rows * b.cols, 0);
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j)
-        x_arrival[l][i * b.cols + j] = entry[i] + manhattan(b.coord(i, j), b.lane_entry(i));
-    column_end[l].assign(b.cols, 0);
-    for (std::uint32_t j = 0; j < b.cols; ++j) {
-      std::uint64_t t = 0;  // the running partial sum, row by row toward the output row
-      for (std::uint32_t step = 0; step < b.rows; ++step) {
-        const std::uint32_t i = b.outputs_at_first_row ? b.rows - 1 - step : step;
-        t = std::max(step == 0 ? 0 : t + 1, x_arrival[l][i * b.cols + j]);
-      }
-      column_end[l][j] = t;
-    }
-    if (l + 1 == L) break;
-    // Each lane of the next layer enters once its last piece has arrived from the producer columns.
-    const mappings::BlockLayout& next = setup.placement.blocks[l + 1];
-    entry.assign(next.rows, 0);
-    for_each_piece(setup, l, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
-      entry[i] = std::max(entry[i], column_end[l][j] + manhattan(b.output_tile(j), next.lane_entry(i)));
-    });
-  }
-
-  // Backward, and the per-token stash integral: X on a tile from its arrival until dZ reaches it (only the
-  // lane entry under rebroadcast), Z on an output tile from the column's end until its backward start
-  // (every layer but the last has an activation).
-  std::uint64_t per_token = 0;
-  struct StashEntry {
-    sim::Coord tile;
-    std::uint64_t stored, released, bytes_per_token;  // times from the wavefront's injection
-  };
-  std::vector<StashEntry> stash;
-  std::uint64_t latest = 0;  // the wavefront's last delivery: its backward pass's last dZ (or rebroadcast X)
-  std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
-  const mappings::BlockLayout& last = setup.placement.blocks[L - 1];
-  for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host_hops(last.output_tile(j)));
-  for (std::uint32_t l = L; l-- > 0;) {
-    const mappings::BlockLayout& b = setup.placement.blocks[l];
-    const auto row_sizes = split_sizes(widths[l], b.rows), col_sizes = split_sizes(widths[l + 1], b.cols);
-    std::vector<std::uint64_t> dz(b.rows * b.cols);
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j) {
-        dz[i * b.cols + j] = start[j] + manhattan(b.coord(i, j), b.output_tile(j));
-        latest = std::max(latest, dz[i * b.cols + j]);
-        if (!rebroadcast || j == b.entry_col()) {
-          per_token += b_a * row_sizes[i] * (dz[i * b.cols + j] - x_arrival[l][i * b.cols + j]);
-          stash.push_back(
-              {b.coord(i, j), x_arrival[l][i * b.cols + j], dz[i * b.cols + j], b_a * row_sizes[i]});
-        }
-      }
-    if (rebroadcast)  // the lane entry sends its X along the row again once its dZ is in
-      for (std::uint32_t i = 0; i < b.rows; ++i)
-        for (std::uint32_t j = 0; j < b.cols; ++j)
-          latest =
-              std::max(latest, dz[i * b.cols + b.entry_col()] + manhattan(b.coord(i, j), b.lane_entry(i)));
-    if (l + 1 < L)
-      for (std::uint32_t j = 0; j < b.cols; ++j) {
-        per_token += b_a * col_sizes[j] * (start[j] - column_end[l][j]);
-        stash.push_back({b.output_tile(j), column_end[l][j], start[j], b_a * col_sizes[j]});
-      }
-    if (l == 0) break;
-    // dX shares run from the lane's exit to its entry; the pieces go back to the producer's output tiles.
-    std::vector<std::uint64_t> dx_ready(b.rows);
-    for (std::uint32_t i = 0; i < b.rows; ++i) {
-      std::uint64_t t = 0;
-      for (std::uint32_t step = 0; step < b.cols; ++step) {
-        const std::uint32_t j = b.lanes_enter_at_last_col ? step : b.cols - 1 - step;
-        t = std::max(step == 0 ? 0 : t + 1, dz[i * b.cols + j]);
-      }
-      dx_ready[i] = t;
-    }
-    const mappings::BlockLayout& prev = setup.placement.blocks[l - 1];
-    start.assign(prev.cols, 0);
-    for_each_piece(setup, l - 1, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
-      start[j] = std::max(start[j], dx_ready[i] + manhattan(b.lane_entry(i), prev.output_tile(j)));
-    });
-  }
-
-  // Every wavefront has this timeline shifted; its bytes scale with its tokens (the last one is smaller).
-  ASSERT_NE(c.tokens % c.wavefront, 0u) << "the case should end with a smaller wavefront";
-  EXPECT_EQ(res.counters.inflight_byte_cycles, per_token * c.tokens);
-  // The peaks, from every wavefront's entries: the most held at the end of any cycle, once all of that
-  // cycle's stores and releases are made (MODEL.md section 3; the order of a cycle's events does not count).
-  const std::uint64_t G = (c.tokens + c.wavefront - 1) / c.wavefront;
-  testing_support::StashPeaks<std::pair<std::int32_t, std::int32_t>> peaks;
-  for (std::uint64_t g = 0; g < G; ++g) {
-    const std::uint64_t at = g * setup.injection_interval;
-    const std::uint64_t tokens = std::min<std::uint64_t>(c.wavefront, c.tokens - g * c.wavefront);
-    for (const StashEntry& e : stash)
-      peaks.hold({e.tile.x, e.tile.y}, at + e.stored, at + e.released,
-                 static_cast<std::int64_t>(e.bytes_per_token * tokens));
-  }
-  EXPECT_EQ(res.counters.peak_stash_bytes, peaks.total());
-  EXPECT_EQ(res.counters.peak_tile_stash_bytes, peaks.per_tile());
+  EXPECT_EQ(res.counters.inflight_byte_cycles, step.inflight_byte_cycles);
+  EXPECT_EQ(res.counters.peak_stash_bytes, step.peak_stash_bytes);
+  EXPECT_EQ(res.counters.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
   // With 1 cycle per hop and instantaneous compute, a value's time from its injection is its depth stamp:
   // the longest chain of hops behind it. The step ends with the last wavefront's last delivery.
-  EXPECT_EQ(res.counters.depth, latest);
-  EXPECT_EQ(res.counters.makespan_cycles, (G - 1) * setup.injection_interval + latest);
+  EXPECT_EQ(res.counters.depth, one.latest);
+  EXPECT_EQ(res.counters.makespan_cycles, step.makespan_cycles);
 }
 
 INSTANTIATE_TEST_SUITE_P(

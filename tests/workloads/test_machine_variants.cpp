@@ -6,7 +6,7 @@
 //   1 + min(x, y, W - 1 - x, H - 1 - y), on a torus as on a mesh (docs/model.md, "The host at the grid
 //   edge");
 // - with latency-only links and instantaneous compute, every value appears hop_latency cycles per hop
-//   after its inputs, so the layer-timing model of tests/workloads/test_backprop.cpp (BackpropTimeline)
+//   after its inputs, so the layer-timing model of tests/workloads/layer_timeline.h (BackpropTimeline's)
 //   holds in cycles, each hop costing hop_latency cycles and each route its length on the machine: it gives
 //   the stash integral, the peaks, the depth (in hops) and the makespan (in cycles);
 // - with finite bandwidth, one layer on 1x3 tiles with two wavefronts is timed by hand from the cut-through
@@ -18,15 +18,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "tests/test_names.h"
+#include "tests/workloads/layer_timeline.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
-#include "tests/workloads/stash_peaks.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -152,116 +151,32 @@ TEST_P(BackpropOnMachine, ByteHopsPerKindFollowTheRouteLengths) {
   EXPECT_EQ(hops.phase_total(Phase::update), 0u);
 }
 
-// test_backprop.cpp's BackpropTimeline in cycles: a hop costs hop_latency cycles (host hops included), a
-// route between blocks its length on the machine. X is stashed on a tile from its arrival until dZ reaches
-// it (only on the lane entry under rebroadcast), Z on an output tile from the column's end until its
-// backward start. Wavefronts do not delay one another (latency-only links, instantaneous compute): each
-// repeats the first one's timeline from its injection, at multiples of I = hop_latency (r_0 + c_0 - 1)
-// (docs/model.md, "The injection interval").
+// test_backprop.cpp's BackpropTimeline in cycles (tests/workloads/layer_timeline.h): a hop costs hop_latency
+// cycles (host hops included), a route between blocks its length on the machine. X is stashed on a tile
+// from its arrival until dZ reaches it (only on the lane entry under rebroadcast), Z on an output tile from
+// the column's end until its backward start. Wavefronts do not delay one another (latency-only links,
+// instantaneous compute): each repeats the first one's timeline from its injection, at multiples of
+// I = hop_latency (r_0 + c_0 - 1) (docs/model.md, "The injection interval").
 TEST_P(BackpropOnMachine, InflightPeaksDepthAndMakespanFromLayerTimingsInCycles) {
   const MachineCase& c = GetParam();
   const std::uint64_t lat = c.hop_latency;
-  const bool rebroadcast = c.xstash == "rebroadcast";
-  const std::uint32_t L = setup.model.layers();
+  const auto policy = c.xstash == "rebroadcast" ? mappings::XStash::rebroadcast : mappings::XStash::replicate;
+  const testing_support::LinkTiming links{lat, dist,
+                                          [&](sim::Coord t) { return testing_support::host_hops(setup, t); }};
+  const testing_support::WavefrontTimeline one = testing_support::wavefront_timeline(
+      setup, testing_support::every_layer(setup.model.layers(), policy), links);
+
   const auto& blocks = setup.placement.blocks;
-  auto steps = [](std::uint32_t a, std::uint32_t b) { return std::uint64_t{a > b ? a - b : b - a}; };
-  auto host = [&](sim::Coord t) { return lat * testing_support::host_hops(setup, t); };
-
-  // Forward: when each tile's X arrives, when each column's output is complete (cycles from injection).
-  std::vector<std::vector<std::uint64_t>> x_arrival(L), column_end(L);
-  std::vector<std::uint64_t> entry;
-  for (std::uint32_t i = 0; i < blocks[0].rows; ++i) entry.push_back(host(blocks[0].lane_entry(i)));
-  for (std::uint32_t l = 0; l < L; ++l) {
-    const mappings::BlockLayout& b = blocks[l];
-    x_arrival[l].assign(b.rows * b.cols, 0);
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j)
-        x_arrival[l][i * b.cols + j] = entry[i] + lat * steps(j, b.entry_col());
-    column_end[l].assign(b.cols, 0);
-    for (std::uint32_t j = 0; j < b.cols; ++j) {
-      std::uint64_t t = 0;  // the running partial sum, row by row toward the output row
-      for (std::uint32_t step = 0; step < b.rows; ++step) {
-        const std::uint32_t i = b.outputs_at_first_row ? b.rows - 1 - step : step;
-        t = std::max(step == 0 ? 0 : t + lat, x_arrival[l][i * b.cols + j]);
-      }
-      column_end[l][j] = t;
-    }
-    if (l + 1 == L) break;
-    const mappings::BlockLayout& next = blocks[l + 1];
-    entry.assign(next.rows, 0);
-    for_each_piece(setup, l, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
-      entry[i] = std::max(entry[i], column_end[l][j] + lat * dist(b.output_tile(j), next.lane_entry(i)));
-    });
-  }
-
-  // Backward, and what is stashed where and when.
-  struct StashEntry {
-    sim::Coord tile;
-    std::uint64_t stored, released, bytes_per_token;
-  };
-  std::vector<StashEntry> stash;
-  std::uint64_t latest = 0;                             // the wavefront's last delivery
-  std::vector<std::uint64_t> start(column_end[L - 1]);  // mse: dL/dY once Y and the target are there
-  const mappings::BlockLayout& last = blocks[L - 1];
-  for (std::uint32_t j = 0; j < last.cols; ++j) start[j] = std::max(start[j], host(last.output_tile(j)));
-  for (std::uint32_t l = L; l-- > 0;) {
-    const mappings::BlockLayout& b = blocks[l];
-    const auto row_sizes = split_sizes(kWidths[l], b.rows), col_sizes = split_sizes(kWidths[l + 1], b.cols);
-    std::vector<std::uint64_t> dz(b.rows * b.cols);
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j) {
-        const std::uint32_t k = i * b.cols + j;
-        dz[k] = start[j] + lat * steps(i, b.output_row());
-        latest = std::max(latest, dz[k]);
-        if (!rebroadcast || j == b.entry_col())
-          stash.push_back({b.coord(i, j), x_arrival[l][k], dz[k], kBa * row_sizes[i]});
-      }
-    if (rebroadcast)  // the lane entry sends its X along the row again once its dZ is in
-      for (std::uint32_t i = 0; i < b.rows; ++i)
-        for (std::uint32_t j = 0; j < b.cols; ++j)
-          latest = std::max(latest, dz[i * b.cols + b.entry_col()] + lat * steps(j, b.entry_col()));
-    if (l + 1 < L)
-      for (std::uint32_t j = 0; j < b.cols; ++j)
-        stash.push_back({b.output_tile(j), column_end[l][j], start[j], kBa * col_sizes[j]});
-    if (l == 0) break;
-    // dX shares run from the lane's exit to its entry; the pieces go back to the producer's output tiles.
-    std::vector<std::uint64_t> dx_ready(b.rows);
-    for (std::uint32_t i = 0; i < b.rows; ++i) {
-      std::uint64_t t = 0;
-      for (std::uint32_t step = 0; step < b.cols; ++step) {
-        const std::uint32_t j = b.lanes_enter_at_last_col ? step : b.cols - 1 - step;
-        t = std::max(step == 0 ? 0 : t + lat, dz[i * b.cols + j]);
-      }
-      dx_ready[i] = t;
-    }
-    const mappings::BlockLayout& prev = blocks[l - 1];
-    start.assign(prev.cols, 0);
-    for_each_piece(setup, l - 1, [&](std::uint32_t j, std::uint32_t i, std::uint32_t /*elements*/) {
-      start[j] = std::max(start[j], dx_ready[i] + lat * dist(b.lane_entry(i), prev.output_tile(j)));
-    });
-  }
-
   const std::uint64_t interval = lat * (blocks[0].rows + blocks[0].cols - 1);
   EXPECT_EQ(setup.injection_interval, interval);
-  std::uint64_t per_token = 0;
-  for (const StashEntry& e : stash) per_token += e.bytes_per_token * (e.released - e.stored);
-  EXPECT_EQ(result.counters.inflight_byte_cycles, per_token * kTokens);
-
-  // Peaks: what is held once each cycle's stores and releases are all made, over every wavefront.
-  const std::uint64_t G = (kTokens + kWavefront - 1) / kWavefront;
-  testing_support::StashPeaks<std::pair<std::int32_t, std::int32_t>> peaks;
-  for (std::uint64_t g = 0; g < G; ++g) {
-    const std::uint64_t at = g * interval, tokens = std::min(kWavefront, kTokens - g * kWavefront);
-    for (const StashEntry& e : stash)
-      peaks.hold({e.tile.x, e.tile.y}, at + e.stored, at + e.released,
-                 static_cast<std::int64_t>(e.bytes_per_token * tokens));
-  }
-  EXPECT_EQ(result.counters.peak_stash_bytes, peaks.total());
-  EXPECT_EQ(result.counters.peak_tile_stash_bytes, peaks.per_tile());
+  const testing_support::StepTotals step = testing_support::step_totals(one, kTokens, kWavefront, interval);
+  EXPECT_EQ(result.counters.inflight_byte_cycles, step.inflight_byte_cycles);
+  EXPECT_EQ(result.counters.peak_stash_bytes, step.peak_stash_bytes);
+  EXPECT_EQ(result.counters.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
   // Depth is in hops: every time above is hop_latency times a chain of hops.
-  ASSERT_EQ(latest % lat, 0u);
-  EXPECT_EQ(result.counters.depth, latest / lat);
-  EXPECT_EQ(result.counters.makespan_cycles, (G - 1) * interval + latest);
+  ASSERT_EQ(one.latest % lat, 0u);
+  EXPECT_EQ(result.counters.depth, one.latest / lat);
+  EXPECT_EQ(result.counters.makespan_cycles, step.makespan_cycles);
 }
 
 // What a slower hop changes and what it does not: with nothing but hops taking time, every event of the
