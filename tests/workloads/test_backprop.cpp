@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <ostream>
 #include <string>
 
 #include "tests/test_names.h"
@@ -31,6 +32,12 @@ struct GradientCase {
   std::uint32_t tokens;
   std::uint32_t wavefront;
 };
+
+// gtest prints a failing case by its name, not its bytes.
+void PrintTo(const GradientCase& c, std::ostream* os) {
+  *os << "widths " << c.widths << ", " << c.block << " " << c.placement << ", " << c.activation << ", "
+      << c.loss << ", xstash " << c.xstash << ", " << c.tokens << " tokens in wavefronts of " << c.wavefront;
+}
 
 // The run a case describes, in `arith` (the data task follows the loss).
 std::vector<std::string> overrides_for(const GradientCase& c, const std::string& arith) {
