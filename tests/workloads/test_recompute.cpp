@@ -94,6 +94,45 @@ TEST(RevolvePlan, RecomputationsEqualTheBinomialClosedFormAndNeverExceedTheSlots
             7u);  // r = 2 since C(4, 3) = 4 < 6 <= C(5, 3) = 10: 12 - C(5, 4)
 }
 
+// The split revolve takes, against revolve's recursion worked out in full over a table (as Griewank and
+// Walther state it): the smallest k minimizing k + t(n - k, s - 1) + t(k, s), for every chain up to 160
+// layers and 2..12 slots, and with slots to spare.
+TEST(RevolvePlan, SplitIsTheRecursionsSmallestBest) {
+  constexpr std::uint32_t kMaxLayers = 160, kMaxSlots = 12;
+  std::vector<std::vector<std::uint64_t>> t(kMaxLayers + 1, std::vector<std::uint64_t>(kMaxSlots + 1));
+  std::vector<std::vector<std::uint32_t>> best(kMaxLayers + 1, std::vector<std::uint32_t>(kMaxSlots + 1));
+  for (std::uint32_t n = 2; n <= kMaxLayers; ++n) {
+    t[n][1] = std::uint64_t{n} * (n - 1) / 2;
+    for (std::uint32_t s = 2; s <= kMaxSlots; ++s) {
+      t[n][s] = UINT64_MAX;
+      for (std::uint32_t k = 1; k < n; ++k)
+        if (const std::uint64_t c = k + t[n - k][s - 1] + t[k][s]; c < t[n][s]) {
+          t[n][s] = c;
+          best[n][s] = k;
+        }
+      ASSERT_EQ(revolve_split(n, s), best[n][s]) << n << " layers, " << s << " slots";
+      ASSERT_EQ(revolve_minimal_forward_steps(n, s), t[n][s]) << n << " layers, " << s << " slots";
+    }
+  }
+  EXPECT_THROW(revolve_split(1, 3), std::invalid_argument);
+  EXPECT_THROW(revolve_split(5, 1), std::invalid_argument);
+}
+
+// Deep chains plan without a table over every (layers, slots) (it took minutes and gigabytes, and wrapped
+// its 32-bit index past 65536 x 65536 entries) and without nesting as deep as the slots.
+TEST(RevolvePlan, DeepChainsPlanQuickly) {
+  for (auto [layers, slots] :
+       {std::pair{100000u, 50000u}, std::pair{100000u, 100000u}, std::pair{20000u, 3u}}) {
+    const RevolvePlan plan = plan_revolve(layers, slots);
+    EXPECT_EQ(plan.recomputations, revolve_minimal_forward_steps(layers, slots)) << layers << " " << slots;
+    EXPECT_LE(plan.max_checkpoints, slots) << layers << " " << slots;
+    std::uint64_t evaluated = 0;  // the episodes hold every recomputed layer once per evaluation
+    for (const auto& e : plan.episodes)
+      if (e) evaluated += e->stash.size();
+    EXPECT_EQ(evaluated, plan.recomputations) << layers << " " << slots;
+  }
+}
+
 TEST(RevolveOnTheGrid, RecomputesExactlyThePlansLayersAndHoldsAtMostTheSlots) {
   // Equal widths make every layer's flops 2 T d d, so recompute flops count layer evaluations.
   const std::uint32_t d = 6, tokens = 5;

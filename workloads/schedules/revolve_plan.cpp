@@ -1,56 +1,65 @@
 #include "workloads/schedules/revolve_plan.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace spatialsim::workloads {
 namespace {
 
 using mappings::XStash;
-constexpr std::uint64_t kInfinite = std::numeric_limits<std::uint64_t>::max() / 4;
 
-// cost[n][s]: the fewest layer evaluations to reverse n layers from a checkpoint at their start, with s
-// checkpoints in all (that one included), counting advances only (revolve's t(n, s)).
-class CostTable {
- public:
-  CostTable(std::uint32_t n_max, std::uint32_t s_max)
-      : m_s_max(s_max), m_cost((n_max + 1) * (s_max + 1), kInfinite), m_split((n_max + 1) * (s_max + 1), 0) {
-    for (std::uint32_t s = 1; s <= s_max; ++s) at(1, s) = 0;
-    for (std::uint32_t n = 2; n <= n_max; ++n) {
-      at(n, 1) = std::uint64_t{n} * (n - 1) / 2;  // no spare slot: advance from the start for each layer
-      for (std::uint32_t s = 2; s <= s_max; ++s) {
-        // Advance k layers, checkpoint there, reverse the right part with one slot fewer, then the left part.
-        for (std::uint32_t k = 1; k < n; ++k) {
-          const std::uint64_t c = k + at(n - k, s - 1) + at(k, s);
-          if (c < at(n, s)) {
-            at(n, s) = c;
-            split(n, s) = k;
-          }
-        }
-      }
-    }
+// C(n, k), or UINT64_MAX where it does not fit (the planner only compares it with a layer count).
+std::uint64_t binomial(std::uint64_t n, std::uint64_t k) {
+  if (k > n) return 0;
+  k = std::min(k, n - k);
+  __extension__ typedef unsigned __int128 Wide;  // r * (n - k + i) fits before the division
+  Wide r = 1;
+  for (std::uint64_t i = 1; i <= k; ++i) {
+    r = r * (n - k + i) / i;  // exact: r is C(n - k + i, i) after each step
+    if (r > std::numeric_limits<std::uint64_t>::max()) return std::numeric_limits<std::uint64_t>::max();
   }
-  std::uint64_t& at(std::uint32_t n, std::uint32_t s) { return m_cost[n * (m_s_max + 1) + s]; }
-  std::uint32_t& split(std::uint32_t n, std::uint32_t s) { return m_split[n * (m_s_max + 1) + s]; }
+  return static_cast<std::uint64_t>(r);
+}
 
- private:
-  std::uint32_t m_s_max;
-  std::vector<std::uint64_t> m_cost;
-  std::vector<std::uint32_t> m_split;
-};
+// t(n, s): the fewest layer evaluations to reverse n layers from a checkpoint at their start, with s
+// checkpoints in all (that one included), counting advances only. Revolve's recursion
+//   t(n, s) = min_k [k + t(n - k, s - 1) + t(k, s)],  t(1, s) = 0,  t(n, 1) = n (n - 1) / 2
+// has the closed form revolve_minimal_forward_steps.
+std::uint64_t cost(std::uint32_t n, std::uint32_t s) {
+  return revolve_minimal_forward_steps(n, s);
+}
 
-// Builds the episodes by following the optimal recursion. `open` is the episode being built: it has
-// reached layer `start` (restored from a checkpoint or advanced to) and goes on from there.
+// Builds the episodes by following the optimal recursion: reversing layers [start, end) with s slots
+// advances to the split k (one more checkpoint in the open episode), reverses [k, end) with s - 1 slots
+// continuing that episode, then [start, k) with s slots in a new episode from `start`. Written as a loop
+// over a stack of waiting left parts, in the recursion's order, because the chain of right parts is as long
+// as the slots (up to the layer count) and would nest that deep.
 class Planner {
  public:
-  Planner(std::uint32_t layers, std::uint32_t slots) : m_table(layers, slots) {
+  explicit Planner(std::uint32_t layers) {
     m_plan.first_pass.assign(layers, XStash::none);
     m_plan.episodes.resize(layers);
   }
 
   RevolvePlan run(std::uint32_t layers, std::uint32_t slots) {
-    Episode first{0, {}, true};
-    reverse(0, layers, slots, first, 1);
+    std::vector<Part> waiting;
+    waiting.push_back({0, layers, slots, 1, Episode{0, {}, true}});
+    while (!waiting.empty()) {
+      Part part = std::move(waiting.back());
+      waiting.pop_back();
+      while (!reverse_directly(part)) {
+        const std::uint32_t k = part.start + revolve_split(part.end - part.start, part.slots);
+        part.episode.checkpoints_taken.push_back(k);
+        m_plan.max_checkpoints = std::max(m_plan.max_checkpoints, part.held + 1);
+        waiting.push_back({part.start, k, part.slots, part.held, Episode{part.start, {}, false}});
+        part.start = k;  // the right part, with one slot fewer, in the same episode
+        part.slots -= 1;
+        part.held += 1;
+      }
+    }
     return std::move(m_plan);
   }
 
@@ -61,29 +70,26 @@ class Planner {
     bool is_first_pass = false;
   };
 
-  // Reverses layers [start, end) with `slots` checkpoints (the one at `start` included); `held` counts the
-  // checkpoints held now, for the peak.
-  void reverse(std::uint32_t start, std::uint32_t end, std::uint32_t slots, Episode& open,
-               std::uint32_t held) {
-    const std::uint32_t n = end - start;
-    if (n == 1) {
-      close(open, start);
-      return;
+  // Layers [start, end) to reverse with `slots` checkpoints (the one at `start` included) in `episode`,
+  // which has reached `start` (restored from a checkpoint or advanced to); `held` counts the checkpoints
+  // held now, for the peak.
+  struct Part {
+    std::uint32_t start = 0, end = 0, slots = 0, held = 0;
+    Episode episode;
+  };
+
+  // Reverses a part that needs no split (one layer, or one slot: advance from the start for each layer);
+  // false for one that does.
+  bool reverse_directly(Part& part) {
+    if (part.end - part.start == 1) {
+      close(part.episode, part.start);
+      return true;
     }
-    if (slots == 1) {
-      close(open, end - 1);
-      for (std::uint32_t target = end - 1; target-- > start;) {
-        Episode again{start, {}, false};
-        close(again, target);
-      }
-      return;
-    }
-    const std::uint32_t k = start + m_table.split(n, slots);
-    open.checkpoints_taken.push_back(k);
-    m_plan.max_checkpoints = std::max(m_plan.max_checkpoints, held + 1);
-    reverse(k, end, slots - 1, open, held + 1);
-    Episode left{start, {}, false};
-    reverse(start, k, slots, left, held);
+    if (part.slots > 1) return false;
+    close(part.episode, part.end - 1);
+    for (std::uint32_t target = part.end - 1; target-- > part.start;)
+      close(Episode{part.start, {}, false}, target);
+    return true;
   }
 
   // The episode ends with `target`'s reversal: it evaluates layers from..target, keeping the checkpoints
@@ -104,29 +110,39 @@ class Planner {
     m_plan.episodes[target] = RecomputeEpisode{e.from, e.from == target, std::move(stash)};
   }
 
-  CostTable m_table;
   RevolvePlan m_plan;
 };
 
-std::uint64_t binomial(std::uint64_t n, std::uint64_t k) {
-  if (k > n) return 0;
-  std::uint64_t r = 1;
-  for (std::uint64_t i = 1; i <= k; ++i) r = r * (n - k + i) / i;
-  return r;
-}
-
 }  // namespace
+
+std::uint32_t revolve_split(std::uint32_t n, std::uint32_t s) {
+  if (n < 2 || s < 2) throw std::invalid_argument("revolve_split: needs 2 or more layers and slots");
+  // t(., s) is convex in n (piecewise linear, its slope r growing with n), so f is convex and its
+  // differences f(k + 1) - f(k) never decrease: the smallest minimizer is the first k whose difference is
+  // not negative, found by bisection.
+  const auto f = [&](std::uint32_t k) { return k + cost(n - k, s - 1) + cost(k, s); };
+  std::uint32_t lo = 1, hi = n - 1;  // the answer is in [lo, hi]
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (f(mid + 1) >= f(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
 
 RevolvePlan plan_revolve(std::uint32_t layers, std::uint32_t slots) {
   if (layers == 0) throw std::invalid_argument("revolve: needs at least one layer");
   if (slots == 0) throw std::invalid_argument("revolve: needs at least one checkpoint slot");
-  RevolvePlan plan = Planner(layers, slots).run(layers, slots);
+  RevolvePlan plan = Planner(layers).run(layers, slots);
   plan.max_checkpoints = std::max<std::uint32_t>(plan.max_checkpoints, layers > 1 ? 1 : 0);
   return plan;
 }
 
 std::uint64_t revolve_minimal_forward_steps(std::uint64_t l, std::uint64_t s) {
   if (l <= 1) return 0;
+  if (s == 1) return l * (l - 1) / 2;  // r = l - 1: the search below would take l steps
   std::uint64_t r = 0;
   while (!(binomial(s + r - 1, s) < l && l <= binomial(s + r, s))) ++r;
   return r * l - binomial(s + r, s + 1);

@@ -30,6 +30,13 @@ struct RevolvePlan {
 // Contract: layers >= 1, slots >= 1 (the network's input is one checkpoint); throws std::invalid_argument.
 RevolvePlan plan_revolve(std::uint32_t layers, std::uint32_t slots);
 
+// Where revolve splits n >= 2 layers with s >= 2 slots (the checkpoint at their start included): the
+// smallest k in [1, n - 1] minimizing k + t(n - k, s - 1) + t(k, s), t being revolve_minimal_forward_steps:
+// advance k layers, checkpoint there, reverse the right part with a slot fewer, then the left part. Found
+// without a table over every (n, s) (which costs O(L^2 m) time and O(L m) memory: minutes and gigabytes
+// from a few thousand layers on). Throws std::invalid_argument for n < 2 or s < 2.
+std::uint32_t revolve_split(std::uint32_t n, std::uint32_t s);
+
 // The closed form of the minimal number of forward steps to reverse l steps with s snapshots:
 // p(l, s) = r l - C(s + r, s + 1) for the r with C(s + r - 1, s) < l <= C(s + r, s).
 std::uint64_t revolve_minimal_forward_steps(std::uint64_t l, std::uint64_t s);
