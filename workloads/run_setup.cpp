@@ -318,7 +318,8 @@ RunSetup setup_from_config(const sim::Config& config) {
   // Each block holds its own tiles, so more blocks' tiles than a grid may have cannot be placed: refused
   // before placing, whose time and memory grow with the tiles (100000 layers of 64x64 blocks took minutes).
   const std::uint64_t block_count = stages == 0 ? layer_count : stages;
-  if (block_count * r * c > sim::Grid::kMaxTiles)
+  const std::uint64_t block_tiles = std::uint64_t{r} * c;  // < 2^64; block_count * block_tiles may not be
+  if (block_tiles > sim::Grid::kMaxTiles / block_count)
     config.fail("mapping.grid", "would need at least " + std::to_string(block_count) +
                                     (block_count == 1 ? " block of " : " blocks of ") + dims(r, c) +
                                     " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +

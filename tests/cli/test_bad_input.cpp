@@ -171,6 +171,12 @@ const BadInputCase kCases[] = {
      "--mapping.block=64x64",
      "would need at least 100000 blocks of 64x64 tiles, more than the 4194304 a grid may have"},
     {"GridBeyondTheTileLimit", "--mapping.grid=100000x100000", "more than the 4194304 a grid may have"},
+    // 4 x 2^31 x 2^31 tiles is 2^64: the count wrapped to 0 and the placement walked 2^62 tiles.
+    {"BlockTilesPastTwoToThe64",
+     "--sim.arith=none --model.widths=2147483648,2147483648,2147483648,2147483648,2147483648 "
+     "--mapping.block=2147483648x2147483648",
+     "would need at least 4 blocks of 2147483648x2147483648 tiles, more than the 4194304 a grid may have"},
+
     // Fewer layers cannot help a model of one layer; pipeline stages help a deeper one.
     {"OneLayersBlockBeyondTheTileLimit",
      "--sim.arith=none --schedule=forward --model.widths=4000,4000 --mapping.block=2049x2048",
