@@ -214,12 +214,12 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
   }
 }
 
-std::string finite_values_fix(const workloads::RunSetup& setup, std::size_t step) {
+std::string finite_values_fix(const workloads::RunSetup& setup, std::optional<std::size_t> first_step) {
   const bool mixture = setup.data.task == workloads::Task::mixture;
   // Before the first update only the initial weights and the data can have overflowed.
-  if (step == 1 || setup.steps == 1)
+  if (first_step == 0 || setup.steps == 1)
     return mixture ? "a smaller model.init_gain or data.mixture_spread" : "a smaller model.init_gain";
-  if (step == 0 && mixture) return "a smaller train.lr, model.init_gain or data.mixture_spread";
+  if (!first_step && mixture) return "a smaller train.lr, model.init_gain or data.mixture_spread";
   return "a smaller train.lr or model.init_gain";
 }
 
@@ -229,10 +229,14 @@ void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>
     const auto bad = std::find_if(r.loss_per_step.begin(), r.loss_per_step.end(),
                                   [](double loss) { return !std::isfinite(loss); });
     if (bad == r.loss_per_step.end()) continue;
-    const auto step = static_cast<std::size_t>(bad - r.loss_per_step.begin()) + 1;
-    out << "note: " << r.schedule << "'s loss is not finite (" << format_loss(*bad) << ") from step " << step
-        << " of " << r.loss_per_step.size() << ": its " << workloads::name(setup.arithmetic)
-        << " values overflowed; " << finite_values_fix(setup, step) << " keeps them finite\n";
+    // Steps count from 0, as the file's loss, the traces and the plots count them.
+    const auto step = static_cast<std::size_t>(bad - r.loss_per_step.begin());
+    const std::size_t steps = r.loss_per_step.size();
+    out << "note: " << r.schedule << "'s loss is not finite (" << format_loss(*bad) << ") "
+        << (steps == 1 ? std::string("at step 0, its only step")
+                       : "from step " + std::to_string(step) + " of steps 0.." + std::to_string(steps - 1))
+        << ": its " << workloads::name(setup.arithmetic) << " values overflowed; "
+        << finite_values_fix(setup, step) << " keeps them finite\n";
   }
 }
 

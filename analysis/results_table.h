@@ -11,6 +11,7 @@
 //   format_number(1234567.0) == "1.235e6";  format_number(std::uint64_t{999999}) == "999999"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -65,9 +66,10 @@ void write_results_table(std::ostream& out, const std::vector<workloads::RunResu
 void write_loss_notes(std::ostream& out, const std::vector<workloads::RunResult>& results,
                       const workloads::RunSetup& setup);
 
-// The options that keep a run's values finite when its loss is not finite from `step` (1-based) on, as
-// "a smaller ...": before the first update (step 1, or a one-step run) the initial weights' gain and the
-// mixture task's spread, later the learning rate too. `step` 0 when only the last loss is known (a sweep).
-std::string finite_values_fix(const workloads::RunSetup& setup, std::size_t step);
+// The options that keep a run's values finite when its loss is not finite from `first_step` (counted from
+// 0) on, as "a smaller ...": before the first update (step 0, or a one-step run) the initial weights' gain
+// and the mixture task's spread, later the learning rate too. No step when only the last loss is known (a
+// sweep's).
+std::string finite_values_fix(const workloads::RunSetup& setup, std::optional<std::size_t> first_step);
 
 }  // namespace spatialsim::analysis

@@ -117,7 +117,8 @@ void note_losses_not_finite(std::ostream& out, const analysis::SweepPlan& plan,
     if (setup.arithmetic == workloads::Arithmetic::none || std::isfinite(loss)) continue;
     out << "note: " << analysis::job_label(plan, j) << ": the final loss is not finite ("
         << analysis::format_loss(loss) << "): its " << workloads::name(setup.arithmetic)
-        << " values overflowed; " << analysis::finite_values_fix(setup, 0) << " keeps them finite\n";
+        << " values overflowed; " << analysis::finite_values_fix(setup, std::nullopt)
+        << " keeps them finite\n";
   }
 }
 

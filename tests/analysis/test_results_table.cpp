@@ -66,21 +66,23 @@ TEST(FormatLoss, AMeasuredNanIsNanNotTheNoValueDash) {
   EXPECT_EQ(format_loss(2.07223), "2.07223");
 }
 
-// Before the first update only the initial weights (and the mixture task's spread) can overflow; after it
-// the learning rate can too; with the step unknown (a sweep keeps the last loss) every lever is named.
+// Before the first update (step 0) only the initial weights (and the mixture task's spread) can overflow;
+// after it the learning rate can too; with the step unknown (a sweep keeps the last loss) every lever is
+// named.
 TEST(FiniteValuesFix, NamesWhatCanHaveOverflowedByTheStep) {
   workloads::RunSetup setup;
   setup.steps = 4;
   setup.data.task = workloads::Task::teacher;
-  EXPECT_EQ(finite_values_fix(setup, 1), "a smaller model.init_gain");
-  EXPECT_EQ(finite_values_fix(setup, 3), "a smaller train.lr or model.init_gain");
-  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller train.lr or model.init_gain");
-  setup.data.task = workloads::Task::mixture;
-  EXPECT_EQ(finite_values_fix(setup, 1), "a smaller model.init_gain or data.mixture_spread");
+  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller model.init_gain");
   EXPECT_EQ(finite_values_fix(setup, 2), "a smaller train.lr or model.init_gain");
-  EXPECT_EQ(finite_values_fix(setup, 0), "a smaller train.lr, model.init_gain or data.mixture_spread");
-  setup.steps = 1;  // a one-step run never updates before its only loss
+  EXPECT_EQ(finite_values_fix(setup, std::nullopt), "a smaller train.lr or model.init_gain");
+  setup.data.task = workloads::Task::mixture;
   EXPECT_EQ(finite_values_fix(setup, 0), "a smaller model.init_gain or data.mixture_spread");
+  EXPECT_EQ(finite_values_fix(setup, 1), "a smaller train.lr or model.init_gain");
+  EXPECT_EQ(finite_values_fix(setup, std::nullopt),
+            "a smaller train.lr, model.init_gain or data.mixture_spread");
+  setup.steps = 1;  // a one-step run never updates before its only loss
+  EXPECT_EQ(finite_values_fix(setup, std::nullopt), "a smaller model.init_gain or data.mixture_spread");
 }
 
 TEST(FormatRatio, SignificantDigitsAndUndefined) {
