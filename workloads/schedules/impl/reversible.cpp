@@ -21,8 +21,8 @@ class Reversible final : public Schedule {
 
 const ScheduleRegistry::Registration registration{
     "reversible",
-    "additive coupling (model.kind=reversible): trunk inputs reconstructed in the backward pass, nothing "
-    "stashed but the last output",
+    "additive coupling (model.kind=reversible): trunk inputs reconstructed in the backward pass; the trunk "
+    "stashes only its last output, the entry and exit layers their inputs",
     [](const sim::Config&) { return std::make_unique<Reversible>(); }};
 
 const ScheduleModelKinds kinds{"reversible", {ModelKind::reversible}};
