@@ -311,6 +311,9 @@ class TheoryCommand final : public Command {
     }
     out << "  per step (T = " << setup.tokens << " tokens): forward " << fwd.total() * T << ", host "
         << host * T << ", backward " << bwd.total() * T << " byte-hops\n";
+    if (setup.model.loss == workloads::Loss::cross_entropy)
+      out << "  not in these figures: cross-entropy's loss statistics (kind scalar, reduced and broadcast "
+             "across the last layer's output tiles), which a run counts as byte_hops_scalar\n";
     const analysis::PlacementDepth depth = analysis::depth_on_placement(
         widths, setup.placement, grid, rebroadcast, setup.model.loss == workloads::Loss::cross_entropy);
     const auto [fewest, most] =

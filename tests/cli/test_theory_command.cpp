@@ -88,6 +88,12 @@ TEST(TheoryCommand, ReadsTheWeightBytesAndTheLoss) {
       run_binary("theory --mapping.block=4x4 --model.widths=16,16,16 --model.loss=cross-entropy");
   ASSERT_EQ(ce.exit_code, 0) << ce.err;
   EXPECT_NE(mse.out, ce.out);
+  // The exact block is what a run counts, but for cross-entropy's loss statistics: said, not left silent.
+  const std::string left_out =
+      "  not in these figures: cross-entropy's loss statistics (kind scalar, reduced and broadcast across "
+      "the last layer's output tiles), which a run counts as byte_hops_scalar\n";
+  EXPECT_TRUE(contains(ce.out, left_out)) << ce.out;
+  EXPECT_FALSE(contains(mse.out, "not in these figures")) << mse.out;
 }
 
 TEST(TheoryCommand, DefaultConfigurationRuns) {
