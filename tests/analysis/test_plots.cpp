@@ -121,6 +121,18 @@ TEST_F(PlotScriptsTest, StashTimeline) {
   expect_png("stash_timeline.py", "results.h5");
 }
 
+// A schedule that stashes nothing still spans its run: the shared time axis covers every schedule's steps
+// end to end (it spanned only the step boundaries when no schedule stashed, and 0..1 with one step).
+TEST_F(PlotScriptsTest, StashTimelineWithoutStashSpansTheRun) {
+  const ProcessRun run = run_in(
+      s_dir, std::string("'") + SPATIALSIM_BINARY +
+                 "' run --schedule=forward,forward-gradient --trace --train.steps=3 --out=no_stash.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string png = expect_png("stash_timeline.py", "no_stash.h5");
+  EXPECT_NE(png.find("forward: no stash over its 93 cycles"), std::string::npos) << png;
+  EXPECT_NE(png.find("forward-gradient: no stash over its 111 cycles"), std::string::npos) << png;
+}
+
 // A sum over tiles of per-tile peaks is no quantity of the run: peak maps give the largest tile, the other
 // maps their sum, which leaves out the host's share.
 TEST_F(PlotScriptsTest, TileHeatmaps) {
