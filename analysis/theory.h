@@ -163,6 +163,11 @@ struct PlacementDepth {
   // The mean of forward_layer_hops: one layer-latency (tau) of the fully spatial forms, in hops.
   double mean_layer_hops() const;
 };
+// Why a layer adds the hops it does, for the console (theory, the side by side): true of every placement
+// (the zigzag's redistribution route is one hop, the row-major placement's several).
+inline constexpr const char* kLayerHopsWhy =
+    "a lane and the redistribution route where the output row faces the latest input, also the column where "
+    "it does not";
 PlacementDepth depth_on_placement(const std::vector<std::uint32_t>& widths,
                                   const mappings::Placement& placement, const sim::Grid& grid,
                                   bool rebroadcast, bool cross_entropy);

@@ -333,8 +333,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
         << "; 2 L sqrt(n) = " << format_number(closed_depth)
         << " (sqrt(n) per layer per pass); the placement's chains " << depth.backprop << " (forward "
         << depth.forward << ", mean " << format_number(depth.mean_layer_hops())
-        << " hops per layer: a lane and one redistribution hop where the output row faces the latest input, "
-           "also the column where it does not); difference from the chains "
+        << " hops per layer: " << kLayerHopsWhy << "); difference from the chains "
         << static_cast<std::int64_t>(r->counters.depth) - static_cast<std::int64_t>(depth.backprop) << "\n";
   }
 }

@@ -322,9 +322,7 @@ class TheoryCommand final : public Command {
         << depth.forward << ", backprop step " << depth.backprop << " hops; the layers add " << *fewest
         << " to " << *most << " hops to the forward chain, mean " << full(depth.mean_layer_hops()) << " = "
         << full(depth.mean_layer_hops() / std::sqrt(double(setup.placement.blocks.front().tile_count())))
-        << " sqrt(n) (a lane and one redistribution hop where the output row faces the latest input, also "
-           "the "
-           "column where it does not)\n";
+        << " sqrt(n) (" << analysis::kLayerHopsWhy << ")\n";
   }
 };
 
