@@ -68,7 +68,8 @@ def main():
     fig, axes = plt.subplots(len(names), 1, figsize=(10, 2.4 * len(names) + 0.8), squeeze=False, sharex=True)
     # The whole run on the shared axis, each schedule's steps laid end to end: a panel with no stash has
     # nothing else to set its extent.
-    run_end = {s: int(np.max(st["start_cycle"] + st["makespan_cycles"])) for s, (_, st, _, _) in series.items()}
+    run_end = {s: int(np.max(steps["start_cycle"] + steps["makespan_cycles"]))
+               for s, (_, steps, _, _) in series.items()}
     axes[0, 0].set_xlim(0, max(max(run_end.values()), 1))
     cmap = plt.get_cmap("viridis")
     for ax, s in zip(axes[:, 0], names):
@@ -80,8 +81,8 @@ def main():
         if not per_layer.any():
             ax.set_ylim(0, 1)
             ax.set_yticks([0])
-            ax.text(0.5, 0.5, f"{s}: no stash over its {run_end[s]} cycles", transform=ax.transAxes, ha="center",
-                    va="center")
+            ax.text(0.5, 0.5, f"{s}: no stash over its {run_end[s]} cycles", transform=ax.transAxes,
+                    ha="center", va="center")
             continue
         layers = per_layer.shape[1]
         bottom = np.zeros(time.size)

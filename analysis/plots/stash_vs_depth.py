@@ -143,7 +143,9 @@ def main():
                              f"{label}: no point with {args.x} > 0 and y > 0")
                 continue
             if not usable.all():
-                notes.append(f"{label}: {(~usable).sum()} of {usable.size} points <= 0, not shown")
+                off = ((args.x, x <= 0), (metric, (x > 0) & (y <= 0)))
+                why = ", ".join(f"{what} <= 0" for what, where in off if where.any())
+                notes.append(f"{label}: {(~usable).sum()} of {usable.size} points not on log axes ({why})")
             text = label
             if usable.sum() >= 2 and np.unique(x[usable]).size >= 2:
                 slope, intercept = np.polyfit(np.log(x[usable]), np.log(y[usable]), 1)

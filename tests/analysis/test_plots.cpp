@@ -191,6 +191,18 @@ TEST_F(PlotScriptsTest, StashVsDepthTitleFollowsXAndMetric) {
   EXPECT_EQ(png.find("no stash"), std::string::npos);
 }
 
+// Points left off the log axes are counted by which value is not positive: an x of 0 (step.interval = 0,
+// the default interval) was reported as if the metric were.
+TEST_F(PlotScriptsTest, StashVsDepthSaysWhichValueKeepsAPointOff) {
+  const ProcessRun run = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                                           "' sweep --vary step.interval=0,1,2 --schedule backprop "
+                                           "--sim.arith=none --out=interval.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string png = expect_png("stash_vs_depth.py", "interval.h5", "--x step.interval.value");
+  EXPECT_NE(png.find("backprop: 1 of 3 points not on log axes (step.interval.value <= 0)"), std::string::npos)
+      << png;
+}
+
 // A text column on an axis, and an x that takes one value, are bad input, said in one line with a way out.
 TEST_F(PlotScriptsTest, StashVsDepthRefusesTextColumnsAndASingleX) {
   ASSERT_EQ(two_key_sweep().exit_code, 0) << two_key_sweep().err;
