@@ -67,21 +67,23 @@ struct TileCounters {
 
 namespace spatialsim::sim {
 
-// A storage integral past kCountLimit (StorageLedger::byte_cycles, and summed over steps below). The engine
-// says what passed; which options of a run made it large is for the caller that knows them to add
+// A count past kCountLimit that no bound before the run can predict without refusing runs that fit: a
+// storage integral (StorageLedger::byte_cycles) and the sums over a run's steps below. The engine says what
+// passed; which options of a run made it large is for the caller that knows them to add
 // (workloads::run_schedule).
 class CountLimitError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
 
-inline std::string byte_cycles_too_large(const std::string& what) {
+inline std::string count_past_limit(const std::string& what) {
   return what + " of this run passed 2^62, the largest count the simulator reports exactly";
 }
 
 // Adds the counters of a step that ran after `total`'s: traffic, work, time and integrals add up; depth
-// and peaks take the larger value. Throws std::invalid_argument if the summed storage integral reaches
-// kCountLimit (the other sums are bounded before a run starts, workloads::pass_bound).
+// and peaks take the larger value. Throws CountLimitError if the summed makespan or storage integral
+// reaches kCountLimit (a step's own are bounded by its events and its ledger; traffic, work and events
+// are bounded before a run starts, workloads::pass_bound).
 inline void accumulate_sequential(Counters& total, const Counters& step) {
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     for (std::size_t k = 0; k < kMessageKindCount; ++k) {
@@ -93,11 +95,14 @@ inline void accumulate_sequential(Counters& total, const Counters& step) {
     total.sram_bytes[p] += step.sram_bytes[p];
   }
   total.events += step.events;
-  total.makespan_cycles += step.makespan_cycles;
+  const auto add_checked = [](std::uint64_t& sum, std::uint64_t more, const char* what) {
+    if (static_cast<long double>(sum) + more >= kCountLimit)
+      throw CountLimitError(count_past_limit(std::string(what) + ", summed over the steps,"));
+    sum += more;
+  };
+  add_checked(total.makespan_cycles, step.makespan_cycles, "makespan_cycles");
   total.depth = std::max(total.depth, step.depth);
-  if (static_cast<long double>(total.inflight_byte_cycles) + step.inflight_byte_cycles >= kCountLimit)
-    throw CountLimitError(byte_cycles_too_large("inflight_byte_cycles, summed over the steps,"));
-  total.inflight_byte_cycles += step.inflight_byte_cycles;
+  add_checked(total.inflight_byte_cycles, step.inflight_byte_cycles, "inflight_byte_cycles");
   total.peak_stash_bytes = std::max(total.peak_stash_bytes, step.peak_stash_bytes);
   total.peak_tile_stash_bytes = std::max(total.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
 }

@@ -71,9 +71,9 @@ std::uint64_t StorageLedger::peak_tile(StorageCategory category) const {
 std::uint64_t StorageLedger::byte_cycles(StorageCategory category) const {
   const ByteCycles v = m_weighted[index(category)];
   if (static_cast<long double>(v) >= kCountLimit) {
-    throw CountLimitError(byte_cycles_too_large(category == StorageCategory::stash
-                                                    ? "inflight_byte_cycles"
-                                                    : std::string(name(category)) + " byte-cycles"));
+    throw CountLimitError(count_past_limit(category == StorageCategory::stash
+                                               ? "inflight_byte_cycles"
+                                               : std::string(name(category)) + " byte-cycles"));
   }
   return static_cast<std::uint64_t>(v);
 }

@@ -70,8 +70,8 @@ class StorageLedger {
   }
   std::uint64_t total(StorageCategory category) const { return m_total[index(category)]; }
   // Integral over time of the total held in `category` (byte-cycles). Final after finish(). Throws
-  // std::invalid_argument, naming the options that make it large, if it reached 2^62 (kCountLimit, the
-  // largest count the simulator reports): it is summed exactly, so the test is exact too.
+  // CountLimitError naming the count (the run adds the options that make it large) if it reached 2^62
+  // (kCountLimit, the largest count the simulator reports): it is summed exactly, so the test is exact too.
   std::uint64_t byte_cycles(StorageCategory category) const;
   std::uint64_t peak_total(StorageCategory category) const { return m_peak_total[index(category)]; }
   // The largest peak of one tile (computed when asked: the event path keeps per-tile peaks only).
