@@ -61,11 +61,11 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
       return IgnoredOption{"is the mixture task's spread, and data.task = teacher", "set data.task=mixture"};
   }
   // The learning rate and the optimizer are read by the update at the end of each step, which only the
-  // schedules that run a backward pass (Schedule::runs_backward) have: forward alone gives the same numbers
+  // schedules that train (Schedule::trains) have: forward alone gives the same numbers
   // whatever they are.
   if ((key == "train.lr" || key == "train.optimizer") &&
       std::none_of(schedules.begin(), schedules.end(), [&](const std::string& s) {
-        return workloads::ScheduleRegistry::create(s, config)->runs_backward();
+        return workloads::ScheduleRegistry::create(s, config)->trains();
       }))
     return IgnoredOption{"is read by the weight update, and schedule = " + config.raw("schedule") +
                              " does not train (no backward pass, no update)",

@@ -11,9 +11,9 @@
 
 namespace spatialsim::sim {
 
-// A million cycles per hop: with at most 2^22 tiles, routes of at most a few thousand hops and at most
-// 2^32 messages per link, no cycle count can reach 2^62 and wrap. (An unbounded latency made the kernel
-// command's event loop wrap its clock and never finish.)
+// A million cycles per hop. A route crosses fewer than 2^23 links (a grid has at most 2^22 tiles), so one
+// message takes under 2^43 cycles, and a clock would pass 2^62 only after 2^19 such messages one after
+// another. (An unbounded latency made the kernel command's event loop wrap its clock and never finish.)
 inline constexpr std::uint64_t kMaxHopLatency = std::uint64_t{1} << 20;
 
 // machine.hop_latency, in 1..kMaxHopLatency.

@@ -24,7 +24,7 @@ using TileId = std::uint32_t;
 inline constexpr TileId kHostTile = 0xFFFFFFFFu;  // the host at the grid edge (inputs, targets, outputs)
 
 enum class MessageKind : std::uint8_t {
-  lane,            // a layer's input travelling along its lane
+  lane,            // a layer's input along its lane (forward), its output gradient down a column (backward)
   psum,            // partial sums accumulated along a column (forward) or a row (backward)
   rebroadcast,     // stashed inputs sent along the lane again for the weight gradient
   redistribution,  // values moved between the blocks of consecutive layers

@@ -42,7 +42,7 @@ bool widths_given(const sim::Config& config) {
 std::uint32_t layers_from_config(const sim::Config& config) {
   if (widths_given(config))
     return static_cast<std::uint32_t>(config.get_positive_list("model.widths").size() - 1);
-  return static_cast<std::uint32_t>(config.get_positive("model.depth"));
+  return static_cast<std::uint32_t>(config.get_whole_in("model.depth", 1, kMaxLayers, "layers"));
 }
 
 const char* layers_option(const sim::Config& config) {

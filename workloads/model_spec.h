@@ -61,8 +61,9 @@ inline constexpr std::uint64_t kMaxLayers = 100000;
 // empty list, which leaves the model to inputs/width/depth/outputs as "" does).
 bool widths_given(const sim::Config& config);
 
-// L, read the way model_from_config reads it (model.widths, else model.depth), for components that need
-// only the depth (schedules sizing their plans).
+// An MLP's L, read the way model_from_config reads it (model.widths, else model.depth in 1..kMaxLayers),
+// for components that need only the depth: the schedules that size their plans by it, which
+// run on MLPs only (a reversible model's stages are model.depth + 2: ModelSpec::layers()).
 std::uint32_t layers_from_config(const sim::Config& config);
 // The option that sets that count, for an error about it: model.widths when given, else model.depth.
 const char* layers_option(const sim::Config& config);

@@ -108,7 +108,7 @@ NetworkProgram<T>::NetworkProgram(const NetworkSetup& setup, const sim::Grid& gr
 
   LossStageSetup ls = loss_stage_setup(m_setup, *m_blocks.back());
   // Pure forward gradients need no dL/dY on the grid beyond the output tiles' own shares of d_k.
-  ls.wants_gradient = m_schedule.runs_backward() && !(m_fg != nullptr && m_trunk == L);
+  ls.wants_gradient = m_schedule.trains() && !(m_fg != nullptr && m_trunk == L);
   ls.tangents = m_fg != nullptr && m_trunk == L ? m_fg->tangents : 0;
   m_loss = std::make_unique<LossStage<T>>(std::move(ls), *this);
   if (m_fg != nullptr) setup_forward_gradient();
@@ -128,7 +128,7 @@ void NetworkProgram<T>::start_step(sim::Engine& engine, const StepData* data) {
   if (m_fg != nullptr) begin_forward_gradient_step();
   ++m_steps_started;
   std::fill(m_checkpoints.begin(), m_checkpoints.end(), 0u);
-  record_resident_storage(engine, m_blocks, m_updates, m_schedule.runs_backward(), m_setup.bytes.weight);
+  record_resident_storage(engine, m_blocks, m_updates, m_schedule.trains(), m_setup.bytes.weight);
   m_injection.schedule(engine, *m_blocks.front());
 }
 

@@ -75,7 +75,7 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     }
   }
   const auto optimizer = OptimizerRegistry::create(setup.optimizer, config);
-  if (schedule.runs_backward()) program.set_optimizer(optimizer.get(), setup.learning_rate);
+  if (schedule.trains()) program.set_optimizer(optimizer.get(), setup.learning_rate);
   result.tiles = sim::TileCounters(grid.tile_count());
   result.grid_width = grid.width();
   result.grid_height = grid.height();
@@ -91,11 +91,11 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
     }
     program.start_step(engine, with_values ? &data : nullptr);
     engine.run();
-    if (with_values && step == 0 && schedule.runs_backward() && options.for_checks)
+    if (with_values && step == 0 && schedule.trains() && options.for_checks)
       result.first_step_gradients = program.gradients();
     program.schedule_update(engine);  // each tile, its own slice; nothing when the schedule does not train
     engine.run();
-    if (with_values && step == 0 && schedule.runs_backward() && options.for_checks)
+    if (with_values && step == 0 && schedule.trains() && options.for_checks)
       result.first_step_updated_parameters = program.parameters();
     engine.finish();
     if (options.observer != nullptr) options.observer->end_step(step, engine.counters());  // tracing
@@ -112,12 +112,11 @@ RunResult run_with(const RunSetup& setup, const sim::Config& config, const Sched
           result.first_step_tangent_scalars = program.tangent_scalars();
         result.first_step_data = std::move(data);
         if constexpr (requires { program.reconstruction_drift(); })
-          if (schedule.runs_backward()) result.reconstruction_drift = program.reconstruction_drift();
+          if (schedule.trains()) result.reconstruction_drift = program.reconstruction_drift();
       }
     }
   }
-  if (with_values && schedule.runs_backward() && options.for_checks)
-    result.final_parameters = program.parameters();
+  if (with_values && schedule.trains() && options.for_checks) result.final_parameters = program.parameters();
   return result;
 }
 

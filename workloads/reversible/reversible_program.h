@@ -44,7 +44,7 @@ class ReversibleProgram final : public sim::MessageHandler,
                                 public LossGradientListener<T> {
  public:
   // Contract: setup.model.kind == reversible, one placement block per dense layer (CouplingLayers order).
-  // `schedule.runs_backward()` selects training (reversible) or inference (forward).
+  // `schedule.trains()` selects training (reversible) or inference (forward).
   ReversibleProgram(const NetworkSetup& setup, const sim::Grid& grid, const Schedule& schedule);
 
   void load(const NetworkParameters& parameters);
@@ -117,7 +117,7 @@ class ReversibleProgram final : public sim::MessageHandler,
   std::uint64_t activation_bytes(std::uint32_t wf, std::uint32_t elements) const {
     return std::uint64_t{m_setup.bytes.activation} * tokens(wf) * elements;
   }
-  bool trains() const { return m_schedule.runs_backward(); }
+  bool trains() const { return m_schedule.trains(); }
   mappings::WeightStationaryBlock<T>& block(std::uint32_t layer) const { return *m_blocks[layer]; }
   Site& site(std::uint32_t value, std::uint32_t wf, std::uint32_t j) {
     return m_sites[value].at(wf).columns[j];

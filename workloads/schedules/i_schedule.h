@@ -4,11 +4,12 @@
 // business (mappings/), and it never sees a route or a hop.
 //
 // Implementations live in impl/, one file each, registered by config name; options of a schedule are
-// keys of the section named after it (backprop.xstash, checkpoint.segment, ...).
+// keys of the section named after it (backprop.xstash, checkpoint.segment, ...), or of the sections it
+// declares (schedule_options.h: split-fg reads fg.* and splitfg.*).
 //
 // Usage:
 //   auto s = ScheduleRegistry::create("backprop", config);
-//   s->forward_stash(layer);  s->runs_backward();
+//   s->forward_stash(layer);  s->trains();
 
 #include <cstdint>
 #include <string>
@@ -51,17 +52,19 @@ class Schedule {
   static constexpr std::string_view kRegistryHeading = "schedules (schedule)";
   virtual ~Schedule() = default;
   // Contract: what the forward pass of every wavefront leaves on the tiles of `layer` for the backward
-  // pass. XStash::none for every layer when runs_backward() is false.
+  // pass. XStash::none for every layer when trains() is false.
   virtual mappings::XStash forward_stash(std::uint32_t layer) const = 0;
-  // Contract: true when each wavefront's backward pass starts as soon as its forward pass reaches the
-  // loss, and the step ends with every tile updating its own slice.
-  virtual bool runs_backward() const = 0;
+  // Contract: true when the schedule trains: the step ends with every tile updating its own slice, from the
+  // gradient of its backward pass (which starts, for each wavefront, as soon as its forward pass reaches the
+  // loss) or from a forward-gradient estimate (forward_gradient(): no backward pass through the trunk).
+  // False for inference.
+  virtual bool trains() const = 0;
   // Contract: null when the forward pass left what `layer`'s backward pass needs; otherwise the episode
   // that recomputes it, the same for every wavefront. Asked once per layer when the program is built: the
   // answer must not change.
   virtual const RecomputeEpisode* recompute_before_backward(std::uint32_t /*layer*/) const { return nullptr; }
   // Contract: null for exact schedules. Otherwise the forward-gradient plan, the same for every step;
-  // forward_stash(layer) is XStash::none for every trunk layer, and runs_backward() is true (the step ends
+  // forward_stash(layer) is XStash::none for every trunk layer, and trains() is true (the step ends
   // with every tile updating its slice; the head, if any, runs exact backprop).
   virtual const ForwardGradientPlan* forward_gradient() const { return nullptr; }
 };

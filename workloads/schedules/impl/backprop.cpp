@@ -28,7 +28,7 @@ class Backprop final : public Schedule {
   explicit Backprop(const sim::Config& config)
       : m_stash(kStashNames.from_config(config, "backprop.xstash")) {}
   mappings::XStash forward_stash(std::uint32_t) const override { return m_stash; }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
 
  private:
   mappings::XStash m_stash;

@@ -41,7 +41,7 @@ class Checkpoint final : public Schedule {
   mappings::XStash forward_stash(std::uint32_t layer) const override {
     return layer % m_segment == 0 ? mappings::XStash::checkpoint : mappings::XStash::none;
   }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
   const RecomputeEpisode* recompute_before_backward(std::uint32_t layer) const override {
     return m_episodes[layer].stash.empty() ? nullptr : &m_episodes[layer];
   }

@@ -10,7 +10,7 @@ namespace {
 class ForwardOnly final : public Schedule {
  public:
   mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
-  bool runs_backward() const override { return false; }
+  bool trains() const override { return false; }
 };
 
 const ScheduleRegistry::Registration registration{

@@ -16,7 +16,7 @@ class ForwardGradient final : public Schedule {
  public:
   explicit ForwardGradient(const sim::Config& config) : m_plan(forward_gradient_plan(config)) {}
   mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
   const ForwardGradientPlan* forward_gradient() const override { return &m_plan; }
 
  private:

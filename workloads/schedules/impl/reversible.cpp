@@ -16,7 +16,7 @@ namespace {
 class Reversible final : public Schedule {
  public:
   mappings::XStash forward_stash(std::uint32_t) const override { return mappings::XStash::none; }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
 };
 
 const ScheduleRegistry::Registration registration{

@@ -23,7 +23,7 @@ class Revolve final : public Schedule {
   }
 
   mappings::XStash forward_stash(std::uint32_t layer) const override { return m_plan.first_pass[layer]; }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
   const RecomputeEpisode* recompute_before_backward(std::uint32_t layer) const override {
     return m_plan.episodes[layer] ? &*m_plan.episodes[layer] : nullptr;
   }

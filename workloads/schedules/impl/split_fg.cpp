@@ -55,7 +55,7 @@ class SplitForwardGradient final : public Schedule {
   mappings::XStash forward_stash(std::uint32_t layer) const override {
     return layer < m_plan.split ? mappings::XStash::none : mappings::XStash::replicate;
   }
-  bool runs_backward() const override { return true; }
+  bool trains() const override { return true; }
   const ForwardGradientPlan* forward_gradient() const override { return &m_plan; }
 
  private:
