@@ -37,13 +37,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// Keys and command names are lower case: MODEL.DEPTH is model.depth typed with caps lock, not a name 11
-// edits away.
-std::string lower_case(std::string text) {
-  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return text;
-}
-
 // A word from argv or a file as an error shows it, cut as values are (sim::shown_part: a 5000-byte
 // unknown option filled the screen). error_line escapes control bytes.
 std::string shown(std::string_view word) {
@@ -74,7 +67,7 @@ std::string unknown_key_text(const std::string& key, const std::string& shown_as
            " is registered by a component but has no default in configs/default.ini, so it cannot be set; "
            "add its default there";
   std::string text = "unknown option " + shown_as;  // the caller cuts shown_as (shown())
-  const std::string lower = lower_case(key);
+  const std::string lower = sim::ascii_lower(key);  // MODEL.DEPTH is model.depth in caps
   const auto commands = CommandRegistry::names();
   if (prefix == "--" && std::find(commands.begin(), commands.end(), lower) != commands.end())
     return text + "; " + lower + " is a command: write it first, without dashes (spatialsim " + lower +
@@ -301,7 +294,7 @@ std::vector<std::string> settable_keys(const sim::Config& defaults) {
 }
 
 std::string closest_key(const std::string& unknown, const std::vector<std::string>& candidates) {
-  const std::string typed = lower_case(unknown);
+  const std::string typed = sim::ascii_lower(unknown);
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (const auto& c : candidates) {

@@ -12,6 +12,17 @@ using sim::MessageKind;
 using sim::Phase;
 using sim::StorageCategory;
 
+namespace {
+
+// Whether a tile keeps its X for the backward pass under `stash`: every tile of the row under replicate,
+// only the lane entry under rebroadcast. The forward pass stores by this rule and the backward pass reads
+// and releases by it, so it is written once.
+bool keeps_x(XStash stash, bool lane_entry) {
+  return stash == XStash::replicate || (stash == XStash::rebroadcast && lane_entry);
+}
+
+}  // namespace
+
 template <typename T>
 WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
                                                 BlockListener<T>& listener)
@@ -240,8 +251,7 @@ void WeightStationaryBlock<T>::receive_lane(sim::Engine& engine, PassState& pass
     send(engine, pass.live, f.lane, wf, phase, depth, ready, x);
   }
 
-  const bool keep = pass.stash == XStash::replicate || (pass.stash == XStash::rebroadcast && f.lane_entry);
-  if (keep) {
+  if (keeps_x(pass.stash, f.lane_entry)) {
     StashState& st = stash_written_by(wf, pass.stash);
     engine.store(id, StorageCategory::stash, xb, m_spec.layer);
     engine.access_sram(id, xb, phase);
@@ -400,7 +410,7 @@ void WeightStationaryBlock<T>::receive_dz(sim::Engine& engine, BackwardPassState
   bs.depth = std::max(bs.depth, depth);
   bs.ready = std::max(bs.ready, ready);
   const XStash stash = bp.policy;
-  if (stash == XStash::replicate || (stash == XStash::rebroadcast && f.lane_entry)) {
+  if (keeps_x(stash, f.lane_entry)) {
     if (m_spec.with_values) bs.x = held_stash(wf).x[k];  // held until this tile's dW
     bs.have_x = true;
     bs.x_from_stash = true;

@@ -10,7 +10,6 @@
 namespace spatialsim::mappings {
 
 using sim::Cycle;
-using sim::MessageKind;
 using sim::Phase;
 
 template <typename T>

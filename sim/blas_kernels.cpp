@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdlib>
+
+#include "sim/text.h"
 
 namespace spatialsim::sim {
 
@@ -34,9 +35,7 @@ std::string faster_coretype(std::string_view kernels, VectorUnits cpu) {
       "katmai", "coppermine",  "northwood", "prescott",   "banias",      "atom",      "core2",
       "penryn", "dunnington",  "nehalem",   "athlon",     "opteron",     "barcelona", "bobcat",
       "nano",   "sandybridge", "bulldozer", "piledriver", "steamroller", "excavator"};
-  std::string name(kernels);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string name = ascii_lower(kernels);
   // "opteron_sse3" and the like are variants of a listed set.
   const bool old = std::any_of(kWithoutAvx2.begin(), kWithoutAvx2.end(),
                                [&](std::string_view set) { return name.starts_with(set); });

@@ -8,6 +8,8 @@
 #include <optional>
 #include <system_error>
 
+#include "sim/text.h"
+
 namespace spatialsim::sim {
 
 namespace {
@@ -87,13 +89,6 @@ bool split_list(std::string_view s, std::vector<std::string_view>& out) {
     if (comma == std::string_view::npos) return true;
     s.remove_prefix(comma + 1);
   }
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 const std::string kUint64Max = std::to_string(std::numeric_limits<std::uint64_t>::max());
@@ -188,7 +183,7 @@ double Config::get_nonnegative_double(const std::string& key) const {
 }
 
 bool Config::get_bool(const std::string& key) const {
-  const auto v = lower(raw(key));
+  const auto v = ascii_lower(raw(key));
   if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
   if (v == "false" || v == "0" || v == "no" || v == "off") return false;
   fail(key, "must be true/false, 1/0, yes/no or on/off");

@@ -27,6 +27,13 @@ std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 std::string_view shown_part(std::string_view text) {
   constexpr std::size_t kMaxShown = 80;
   if (text.size() <= kMaxShown) return text;

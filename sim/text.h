@@ -1,6 +1,6 @@
 #pragma once
 // Small text helpers the error messages and readers share: what part of a word to show, blanks trimmed,
-// names joined into a list.
+// case folded, names joined into a list.
 
 #include <string>
 #include <string_view>
@@ -19,6 +19,10 @@ std::string one_line(std::string_view text);
 // `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary
 // values are read.
 std::string_view trim_blanks(std::string_view text);
+
+// `text` with A-Z made a-z and every other byte kept, whatever the locale: how keys, command names and
+// choice values are compared ignoring case.
+std::string ascii_lower(std::string_view text);
 
 // The items (strings, string_views, C strings, or numbers written in decimal) with `separator` between
 // them: "a, b, c".

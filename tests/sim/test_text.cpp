@@ -22,6 +22,12 @@ TEST(Joined, StringsViewsAndNumbersWithTheSeparator) {
   EXPECT_EQ(joined(std::vector<std::uint64_t>{64, 128, 4096}), "64, 128, 4096");
 }
 
+TEST(AsciiLower, FoldsAToZOnlyWhateverTheLocale) {
+  EXPECT_EQ(ascii_lower("MODEL.Depth_2x2"), "model.depth_2x2");
+  EXPECT_EQ(ascii_lower("\xC3\x89t\xC3\xA9"), "\xC3\x89t\xC3\xA9");  // UTF-8 bytes kept as they are
+  EXPECT_EQ(ascii_lower(""), "");
+}
+
 TEST(TrimBlanks, SpacesAndTabsAtEitherEnd) {
   EXPECT_EQ(trim_blanks(" \ta b\t "), "a b");
   EXPECT_EQ(trim_blanks("   "), "");

@@ -4,6 +4,7 @@
 // runs through it. In-flight storage: ~L^2 / s for the checkpoints plus ~s L for the segment being
 // recomputed; one extra forward of every segment.
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/config.h"
