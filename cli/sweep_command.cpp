@@ -33,6 +33,7 @@
 #include "sim/option_spec.h"
 #include "sim/text.h"
 #include "workloads/run_setup.h"
+#include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -108,16 +109,19 @@ void print_points(std::ostream& out, const analysis::SweepPlan& plan,
 
 // Training that diverges is a result, not an error (as in `run`, analysis::write_loss_notes): one note per
 // job with values whose final loss is not finite. A sweep keeps only the last loss, so the step it stopped
-// at is unknown.
+// at is unknown, unless the schedule does not train: its loss is step 0's at every step.
 void note_losses_not_finite(std::ostream& out, const analysis::SweepPlan& plan,
                             const std::vector<analysis::SweepRow>& rows) {
   for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
-    const workloads::RunSetup& setup = plan.points[plan.jobs[j].point].setup;
+    const analysis::SweepPoint& point = plan.points[plan.jobs[j].point];
+    const workloads::RunSetup& setup = point.setup;
     const double loss = analysis::find_metric(rows[j].metrics, "final_loss").as_double();
     if (setup.arithmetic == workloads::Arithmetic::none || std::isfinite(loss)) continue;
+    const bool trains = workloads::ScheduleRegistry::create(plan.jobs[j].schedule, point.config)->trains();
     out << "note: " << analysis::job_label(plan, j) << ": the final loss is not finite ("
         << analysis::format_loss(loss) << "): its " << workloads::name(setup.arithmetic)
-        << " values overflowed; " << analysis::finite_values_fix(setup, std::nullopt)
+        << " values overflowed; "
+        << analysis::finite_values_fix(setup, trains ? std::nullopt : std::optional<std::size_t>{0})
         << " keeps them finite\n";
   }
 }

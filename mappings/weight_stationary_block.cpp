@@ -12,17 +12,6 @@ using sim::MessageKind;
 using sim::Phase;
 using sim::StorageCategory;
 
-namespace {
-
-// Whether a tile keeps its X for the backward pass under `stash`: every tile of the row under replicate,
-// only the lane entry under rebroadcast. The forward pass stores by this rule and the backward pass reads
-// and releases by it, so it is written once.
-bool keeps_x(XStash stash, bool lane_entry) {
-  return stash == XStash::replicate || (stash == XStash::rebroadcast && lane_entry);
-}
-
-}  // namespace
-
 template <typename T>
 WeightStationaryBlock<T>::WeightStationaryBlock(BlockSpec spec, const sim::Grid& grid,
                                                 BlockListener<T>& listener)

@@ -19,4 +19,11 @@ constexpr bool prepares_backward(XStash stash) {
   return stash == XStash::replicate || stash == XStash::rebroadcast;
 }
 
+// Whether a tile keeps its X for the backward pass under `stash`: every tile of the row under replicate,
+// only the lane entry under rebroadcast. A block's forward pass stores by this rule and its backward pass
+// reads and releases by it, so it is written once.
+constexpr bool keeps_x(XStash stash, bool lane_entry) {
+  return stash == XStash::replicate || (stash == XStash::rebroadcast && lane_entry);
+}
+
 }  // namespace spatialsim::mappings

@@ -82,8 +82,8 @@ inline std::string count_past_limit(const std::string& what) {
 
 // Adds the counters of a step that ran after `total`'s: traffic, work, time and integrals add up; depth
 // and peaks take the larger value. Throws CountLimitError if the summed makespan or storage integral
-// reaches kCountLimit (a step's own are bounded by its events and its ledger; traffic, work and events
-// are bounded before a run starts, workloads::pass_bound).
+// reaches kCountLimit, the first step's included (it is added to a zero total); traffic, work and events
+// are bounded before a run starts (workloads::pass_bound).
 inline void accumulate_sequential(Counters& total, const Counters& step) {
   for (std::size_t p = 0; p < kPhaseCount; ++p) {
     for (std::size_t k = 0; k < kMessageKindCount; ++k) {

@@ -30,11 +30,13 @@ void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double al
   cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 // CBLAS takes sizes as int. A dimension past INT_MAX (a slice of over 2^31 elements in one direction, 8 GB
-// of fp32 even as a single row) would turn negative: refused rather than handed to the library.
+// of fp32 even as a single row) would turn negative: refused rather than handed to the library, as bad
+// input (exit 2), since the run's sizes chose it.
 int to_int(std::uint32_t v) {
   if (v > static_cast<std::uint32_t>(std::numeric_limits<int>::max()))
-    throw std::length_error("matrix kernels: a dimension of " + std::to_string(v) +
-                            " elements is beyond what CBLAS takes (2^31 - 1)");
+    throw std::invalid_argument("a matrix dimension of " + std::to_string(v) +
+                                " elements is beyond what CBLAS takes (2^31 - 1); give narrower layers "
+                                "(model.widths), fewer step.tokens or a finer mapping.block");
   return static_cast<int>(v);
 }
 

@@ -20,8 +20,8 @@ std::string one_line(std::string_view text);
 // values are read.
 std::string_view trim_blanks(std::string_view text);
 
-// `text` with A-Z made a-z and every other byte kept, whatever the locale: how keys, command names and
-// choice values are compared ignoring case.
+// `text` with A-Z made a-z and every other byte kept, whatever the locale: how a bool's words are read
+// (True, YES), and how an unknown key or command is matched to its suggestion (MODEL.DEPTH).
 std::string ascii_lower(std::string_view text);
 
 // The items (strings, string_views, C strings, or numbers written in decimal) with `separator` between

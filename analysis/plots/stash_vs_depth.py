@@ -143,8 +143,9 @@ def main():
                              f"{label}: no point with {args.x} > 0 and y > 0")
                 continue
             if not usable.all():
-                off = ((args.x, x <= 0), (metric, (x > 0) & (y <= 0)))
-                why = ", ".join(f"{what} <= 0" for what, where in off if where.any())
+                off = ((f"{args.x} <= 0", x <= 0), (f"{metric} <= 0", (x > 0) & (y <= 0)),
+                       ("a value not a number", np.isnan(x) | np.isnan(y)))
+                why = ", ".join(what for what, where in off if where.any())
                 notes.append(f"{label}: {(~usable).sum()} of {usable.size} points not on log axes ({why})")
             text = label
             if usable.sum() >= 2 and np.unique(x[usable]).size >= 2:

@@ -174,6 +174,14 @@ TEST_F(SweepCommandTest, AFinalLossThatIsNotFiniteIsNotedWithItsPoint) {
                 "finite (nan): its fp64 values overflowed; a smaller model.init_gain keeps them finite\n"),
             std::string::npos)
       << first.out;
+  // A schedule that does not train has the same loss at every step: only what step 0 reads can be the cause.
+  const SweepRun inference =
+      sweep("--sim.arith=fp64 --vary model.init_gain=1,1e160 --schedule forward --train.steps=2 --out i.h5");
+  ASSERT_EQ(inference.exit_code, 0) << inference.err;
+  EXPECT_NE(inference.out.find("schedule forward: the final loss is not finite (nan): its fp64 values "
+                               "overflowed; a smaller model.init_gain keeps them finite\n"),
+            std::string::npos)
+      << inference.out;
   const SweepRun counting = sweep("--sim.arith=none --vary model.depth=2,3 --schedule backprop --out c.h5");
   ASSERT_EQ(counting.exit_code, 0) << counting.err;
   EXPECT_EQ(counting.out.find("final_loss"), std::string::npos) << counting.out;

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "sim/text.h"
 #include "tests/test_names.h"
 #include "tests/workloads/gradient_expectations.h"
 #include "tests/workloads/layer_timeline.h"
@@ -226,6 +227,9 @@ TEST_P(BackpropTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const std::vector<std::string> overrides = overrides_for(c, "none");
   const RunResult res = run_with(overrides, "backprop");
   const RunSetup setup = setup_from_config(config_with(overrides));
+  // The timeline reads the bytes per activation and the widths from the setup: pinned to the case here.
+  ASSERT_EQ(setup.bytes.activation, 2u);
+  ASSERT_EQ(sim::joined(setup.model.widths, ","), c.widths);
   const auto policy = c.xstash == "rebroadcast" ? mappings::XStash::rebroadcast : mappings::XStash::replicate;
   const testing_support::WavefrontTimeline one = testing_support::wavefront_timeline(
       setup, testing_support::every_layer(setup.model.layers(), policy), testing_support::mesh_links(setup));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mappings/x_stash.h"
+#include "sim/text.h"
 #include "tests/test_names.h"
 #include "tests/workloads/layer_timeline.h"
 #include "tests/workloads/network_test_support.h"
@@ -124,6 +125,9 @@ TEST_P(RecomputeTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const std::vector<std::string> overrides = overrides_for(c);
   const RunResult res = run_with(overrides, c.schedule);
   const RunSetup setup = setup_from_config(config_with(overrides));
+  // The timeline reads the bytes per activation and the widths from the setup: pinned to the case here.
+  ASSERT_EQ(setup.bytes.activation, 2u);
+  ASSERT_EQ(sim::joined(setup.model.widths, ","), c.widths);
   const WavefrontTimeline one =
       wavefront_timeline(setup, plan_for(c, setup.model.layers()), testing_support::mesh_links(setup));
   const testing_support::StepTotals step = step_totals(one, c.tokens, c.wavefront, setup.injection_interval);
@@ -160,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(
         StashCase{"revolve", 2, "11,13,13,10,7,9", "2x3", "zigzag", 43, 5},
         StashCase{"revolve", 2, "9,7,12,5,8,6", "3x2", "rowmajor", 20, 6},
         StashCase{"revolve", 2, "9,14,11,8,7,5", "1x3", "zigzag", 13, 3},
-        // Nothing recomputed: the model is then BackpropTimeline's, the anchor the passes above extend.
+        // Nothing recomputed: backprop, as BackpropTimeline checks it, on this file's sizes.
         StashCase{"backprop", 0, "11,13,13,10,7,9,6", "2x3", "zigzag", 61, 5}),
     [](const ::testing::TestParamInfo<StashCase>& param_info) {
       const StashCase& c = param_info.param;

@@ -160,6 +160,9 @@ TEST_P(BackpropOnMachine, ByteHopsPerKindFollowTheRouteLengths) {
 TEST_P(BackpropOnMachine, InflightPeaksDepthAndMakespanFromLayerTimingsInCycles) {
   const MachineCase& c = GetParam();
   const std::uint64_t lat = c.hop_latency;
+  // The timeline reads the bytes per activation and the widths from the setup: pinned to the case here.
+  ASSERT_EQ(setup.bytes.activation, kBa);
+  ASSERT_EQ(setup.model.widths, kWidths);
   const auto policy = c.xstash == "rebroadcast" ? mappings::XStash::rebroadcast : mappings::XStash::replicate;
   const testing_support::LinkTiming links{lat, dist,
                                           [&](sim::Coord t) { return testing_support::host_hops(setup, t); }};

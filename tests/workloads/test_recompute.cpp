@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "tests/test_names.h"
 #include "tests/workloads/layout_formulas.h"
@@ -116,6 +120,7 @@ TEST(RevolvePlan, SplitIsTheRecursionsSmallestBest) {
   }
   EXPECT_THROW(revolve_split(1, 3), std::invalid_argument);
   EXPECT_THROW(revolve_split(5, 1), std::invalid_argument);
+  EXPECT_THROW(revolve_minimal_forward_steps(5, 0), std::invalid_argument);  // it searched forever
 }
 
 // Deep chains plan without a table over every (layers, slots) (it took minutes and gigabytes, and wrapped

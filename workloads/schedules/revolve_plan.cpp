@@ -141,6 +141,7 @@ RevolvePlan plan_revolve(std::uint32_t layers, std::uint32_t slots) {
 }
 
 std::uint64_t revolve_minimal_forward_steps(std::uint64_t l, std::uint64_t s) {
+  if (s == 0) throw std::invalid_argument("revolve: needs at least one checkpoint slot");
   if (l <= 1) return 0;
   if (s == 1) return l * (l - 1) / 2;  // r = l - 1: the search below would take l steps
   std::uint64_t r = 0;

@@ -39,6 +39,7 @@ std::uint32_t revolve_split(std::uint32_t n, std::uint32_t s);
 
 // The closed form of the minimal number of forward steps to reverse l steps with s snapshots:
 // p(l, s) = r l - C(s + r, s + 1) for the r with C(s + r - 1, s) < l <= C(s + r, s).
+// Contract: s >= 1 (throws std::invalid_argument), l < 2^32.
 std::uint64_t revolve_minimal_forward_steps(std::uint64_t l, std::uint64_t s);
 
 }  // namespace spatialsim::workloads
