@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
-#include <unordered_set>
+#include <string>
 
 #include "mappings/placement/placement_base.h"
 
@@ -21,16 +21,11 @@ Placement finish_placement(std::vector<BlockLayout> blocks) {
     out.width = std::max(out.width, static_cast<std::uint32_t>(b.max_corner().x + 1));
     out.height = std::max(out.height, static_cast<std::uint32_t>(b.max_corner().y + 1));
   }
-  std::unordered_set<std::uint64_t> used;
+  OccupiedTiles occupied;
   for (std::size_t l = 0; l < blocks.size(); ++l) {
-    for (std::uint32_t i = 0; i < blocks[l].rows; ++i) {
-      for (std::uint32_t j = 0; j < blocks[l].cols; ++j) {
-        const sim::Coord c = blocks[l].coord(i, j);
-        const std::uint64_t key = (static_cast<std::uint64_t>(c.y) << 32) | static_cast<std::uint32_t>(c.x);
-        if (!used.insert(key).second)
-          throw std::logic_error("placement: block of layer " + std::to_string(l) + " overlaps another");
-      }
-    }
+    if (occupied.overlaps(blocks[l]))
+      throw std::logic_error("placement: block of layer " + std::to_string(l) + " overlaps another");
+    occupied.add(blocks[l]);
   }
   out.blocks = std::move(blocks);
   return out;

@@ -5,7 +5,6 @@
 // (r = c). Other blocks are moved out of each other's way, and the band then drifts (docs/model.md).
 
 #include <cstdint>
-#include <unordered_set>
 
 #include "mappings/placement/i_placement.h"
 #include "mappings/placement/placement_base.h"
@@ -42,42 +41,12 @@ sim::Coord plus(sim::Coord a, sim::Coord b) {
   return {a.x + b.x, a.y + b.y};
 }
 
-// The tiles the blocks placed so far hold. Looking a new block's tiles up here costs its own size, where
-// comparing it with every earlier block cost the depth: 100000 layers took a minute to place.
-class Occupied {
- public:
-  void add(const BlockLayout& b) {
-    for_each_tile(b, [&](std::uint64_t key) {
-      m_tiles.insert(key);
-      return false;
-    });
-  }
-  bool overlaps(const BlockLayout& b) const {
-    return for_each_tile(b, [&](std::uint64_t key) { return m_tiles.contains(key); });
-  }
-
- private:
-  // Calls fn(key) for each tile of b until it returns true; returns whether it did.
-  template <typename Fn>
-  static bool for_each_tile(const BlockLayout& b, Fn&& fn) {
-    for (std::uint32_t i = 0; i < b.rows; ++i)
-      for (std::uint32_t j = 0; j < b.cols; ++j) {
-        const sim::Coord c = b.coord(i, j);  // may be negative before finish_placement shifts the band
-        if (fn((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.y)) << 32) |
-               static_cast<std::uint32_t>(c.x)))
-          return true;
-      }
-    return false;
-  }
-  std::unordered_set<std::uint64_t> m_tiles;
-};
-
 class ZigZagPlacement final : public PlacementStrategy {
  public:
   Placement place(const std::vector<BlockShape>& shapes) const override {
     std::vector<BlockLayout> blocks;
     blocks.reserve(shapes.size());
-    Occupied occupied;
+    OccupiedTiles occupied;
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       BlockLayout b;
       b.rows = shapes[k].rows;
