@@ -30,9 +30,10 @@
 //
 // Usage:
 //   const WavefrontTimeline one = wavefront_timeline(setup, every_layer(L, XStash::replicate), links);
-//   const StepTotals step = step_totals(one, tokens, wavefront, setup.injection_interval);
-//   EXPECT_EQ(result.counters.inflight_byte_cycles, step.inflight_byte_cycles);    // and the others
-//   EXPECT_EQ(result.counters.depth, one.latest / links.hop_cycles);
+//   const StepTotals step = step_totals(one, tokens, wavefront, setup.injection_interval, links.hop_cycles);
+//   expect_step_counts(result.counters, step);   // stash integral, both peaks, depth, makespan
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -277,16 +278,17 @@ inline WavefrontTimeline wavefront_timeline(const workloads::RunSetup& setup, co
 }
 
 // A step's counts from one wavefront's timeline: `tokens` in wavefronts of `wavefront` (the last one
-// smaller when it does not divide), injected every `interval` cycles.
+// smaller when it does not divide), injected every `interval` cycles, on links of `hop_cycles` per hop.
 struct StepTotals {
   std::uint64_t inflight_byte_cycles = 0;
   std::uint64_t peak_stash_bytes = 0;
   std::uint64_t peak_tile_stash_bytes = 0;
+  std::uint64_t depth = 0;  // hops: the wavefront's last delivery is hop_cycles per hop of its chain
   std::uint64_t makespan_cycles = 0;  // the last wavefront's last delivery
 };
 
 inline StepTotals step_totals(const WavefrontTimeline& one, std::uint64_t tokens, std::uint64_t wavefront,
-                              std::uint64_t interval) {
+                              std::uint64_t interval, std::uint64_t hop_cycles = 1) {
   StepTotals t;
   std::uint64_t per_token = 0;
   for (const StashSlice& s : one.stash) per_token += s.bytes_per_token * (s.released - s.stored);
@@ -301,8 +303,18 @@ inline StepTotals step_totals(const WavefrontTimeline& one, std::uint64_t tokens
   }
   t.peak_stash_bytes = peaks.total();
   t.peak_tile_stash_bytes = peaks.per_tile();
+  t.depth = one.latest / hop_cycles;
   t.makespan_cycles = (G - 1) * interval + one.latest;
   return t;
+}
+
+// The run's stash and timing counts against the timeline's.
+inline void expect_step_counts(const sim::Counters& run, const StepTotals& expected) {
+  EXPECT_EQ(run.inflight_byte_cycles, expected.inflight_byte_cycles);
+  EXPECT_EQ(run.peak_stash_bytes, expected.peak_stash_bytes);
+  EXPECT_EQ(run.peak_tile_stash_bytes, expected.peak_tile_stash_bytes);
+  EXPECT_EQ(run.depth, expected.depth);
+  EXPECT_EQ(run.makespan_cycles, expected.makespan_cycles);
 }
 
 }  // namespace spatialsim::testing_support

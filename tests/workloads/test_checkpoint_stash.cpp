@@ -131,11 +131,7 @@ TEST_P(RecomputeTimeline, InflightPeaksDepthAndMakespanFromLayerTimings) {
   const WavefrontTimeline one =
       wavefront_timeline(setup, plan_for(c, setup.model.layers()), testing_support::mesh_links(setup));
   const testing_support::StepTotals step = step_totals(one, c.tokens, c.wavefront, setup.injection_interval);
-  EXPECT_EQ(res.counters.inflight_byte_cycles, step.inflight_byte_cycles);
-  EXPECT_EQ(res.counters.peak_stash_bytes, step.peak_stash_bytes);
-  EXPECT_EQ(res.counters.peak_tile_stash_bytes, step.peak_tile_stash_bytes);
-  EXPECT_EQ(res.counters.depth, one.latest);
-  EXPECT_EQ(res.counters.makespan_cycles, step.makespan_cycles);
+  testing_support::expect_step_counts(res.counters, step);
 }
 
 INSTANTIATE_TEST_SUITE_P(
