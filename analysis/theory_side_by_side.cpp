@@ -11,6 +11,7 @@
 #include "mappings/placement/pipeline_stages.h"
 #include "sim/engine.h"
 #include "sim/grid.h"
+#include "workloads/network_setup.h"
 #include "workloads/schedules/i_schedule.h"
 
 namespace spatialsim::analysis {
@@ -167,20 +168,31 @@ ByteHopsDecomposition byte_hops_decomposition(const std::vector<LayerGeometry>& 
   return d;
 }
 
-double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
-                                  std::uint64_t wavefronts, double spacing) {
+double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token,
+                                  const std::vector<std::uint32_t>& wavefront_tokens, double spacing) {
   if (!(spacing > 0)) throw std::invalid_argument("peak_stash_with_wavefronts: spacing must be > 0");
+  const std::int64_t G = static_cast<std::int64_t>(wavefront_tokens.size());
+  for (std::int64_t w = 1; w < G; ++w)
+    if (wavefront_tokens[w] > wavefront_tokens[0] ||
+        (w + 1 < G && wavefront_tokens[w] != wavefront_tokens[0]))
+      throw std::invalid_argument(
+          "peak_stash_with_wavefronts: every wavefront but the last must hold the same "
+          "tokens, the last no more");
   const std::int64_t L = static_cast<std::int64_t>(stash_per_token.size());
-  // A stash lives 2L - 1 layer-latencies at most, so at most 2L / spacing + 1 wavefronts overlap: more
-  // change nothing but the run's length.
-  const auto overlapping = static_cast<std::uint64_t>(std::ceil(2.0 * static_cast<double>(L) / spacing)) + 1;
-  const std::int64_t G = static_cast<std::int64_t>(std::min(wavefronts, overlapping));
+  // tokens_before[w]: the tokens of wavefronts 0..w-1, so that any run of wavefronts sums in one step.
+  std::vector<double> tokens_before(wavefront_tokens.size() + 1, 0.0);
+  for (std::int64_t w = 0; w < G; ++w) tokens_before[w + 1] = tokens_before[w] + wavefront_tokens[w];
+  // A stash lives 2L - 1 layer-latencies at most, so at most 2L / spacing + 1 wavefronts overlap. The
+  // peak is found near either end of the step: in between, every probe sees the same number of full
+  // wavefronts as one near the start once the pipeline is full.
+  const auto overlapping = static_cast<std::int64_t>(std::ceil(2.0 * static_cast<double>(L) / spacing)) + 1;
   // Time in layer-latencies: wavefront w holds layer l's stash on the open interval
   // (w s + l + 1/2, w s + 2L - l - 1/2). The total changes only at these ends, so the peak is taken just
   // after some start; the probe sits eps after it, past any end at the same instant.
   const double eps = 1e-6 * std::min(1.0, spacing);
   double peak = 0;
   for (std::int64_t w0 = 0; w0 < G; ++w0) {
+    if (w0 == overlapping && G - overlapping > w0) w0 = G - overlapping;  // skip the steady middle
     for (std::int64_t l0 = 0; l0 < L; ++l0) {
       const double t = static_cast<double>(w0) * spacing + static_cast<double>(l0) + 0.5 + eps;
       double total = 0;
@@ -188,8 +200,9 @@ double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, do
         // The w with w s < t - l - 1/2 and w s > t - 2L + l + 1/2, among 0..G-1.
         const double last = std::ceil((t - static_cast<double>(l) - 0.5) / spacing) - 1;
         const double first = std::floor((t - static_cast<double>(2 * L - l) + 0.5) / spacing) + 1;
-        const double held = std::min(last, static_cast<double>(G - 1)) - std::max(first, 0.0) + 1;
-        if (held > 0) total += held * stash_per_token[static_cast<std::size_t>(l)] * tokens_per_wavefront;
+        const auto from = static_cast<std::int64_t>(std::max(first, 0.0));
+        const auto to = static_cast<std::int64_t>(std::min(last, static_cast<double>(G - 1)));
+        if (to >= from) total += (tokens_before[to + 1] - tokens_before[from]) * stash_per_token[l];
       }
       peak = std::max(peak, total);
     }
@@ -260,13 +273,19 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     const double T_g = setup.tokens_per_wavefront;
     const std::uint64_t G = (setup.tokens + setup.tokens_per_wavefront - 1) / setup.tokens_per_wavefront;
     const double full = inflight_of_layers(stash, T_g);
-    const double filled = peak_stash_with_wavefronts(stash, T_g, G);
+    const std::vector<std::uint32_t> wavefronts =
+        workloads::wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
+    const double filled = peak_stash_with_wavefronts(stash, wavefronts);
     const double simulated = static_cast<double>(r->counters.peak_stash_bytes);
     out << "  peak stash, bytes: simulated " << format_number(simulated)
         << "; fully spatial closed form sum_l (2 (L - l) - 1) T_g s_l " << format_number(full) << "\n"
-        << "    pipeline fill and drain (G = " << G
-        << " wavefronts one per layer-latency, full needs 2L - 1 = " << 2 * layers.size() - 1
-        << "): " << format_number(filled - full) << " -> " << format_number(filled) << "\n";
+        << "    pipeline fill and drain (G = " << G << " wavefronts one per layer-latency"
+        << (wavefronts.back() != setup.tokens_per_wavefront
+                ? ", the last of " + std::to_string(wavefronts.back()) +
+                      (wavefronts.back() == 1 ? " token" : " tokens")
+                : std::string())
+        << ", full needs 2L - 1 = " << 2 * layers.size() - 1 << "): " << format_number(filled - full)
+        << " -> " << format_number(filled) << "\n";
     // In cycles a layer-latency is its hops only when nothing else takes time; then the placement's
     // chains give it exactly, and the injection interval can be set against it.
     const bool hops_only = setup.timing.link_bytes_per_cycle == 0 && setup.timing.flops_per_cycle == 0;
@@ -275,7 +294,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     if (hops_only) {
       tau = static_cast<double>(setup.timing.hop_latency) * depth.mean_layer_hops();
       const double I = static_cast<double>(setup.injection_interval);
-      modelled = peak_stash_with_wavefronts(stash, T_g, G, I / tau);
+      modelled = peak_stash_with_wavefronts(stash, wavefronts, I / tau);
       const bool default_interval = config.get_uint("step.interval") == 0;
       out << "    injection interval against layer latency: I = " << setup.injection_interval << " cycles"
           << (default_interval ? " (step.interval = 0: hop_latency x the first block's r + c - 1)"

@@ -19,8 +19,9 @@
 //
 // Usage:
 //   auto rows = byte_hops_beside_theory(result.counters, sim::Phase::forward, block_form, redist, host, T);
-//   double p = peak_stash_with_wavefronts(stash_per_token, T_g, G);   // == inflight_of_layers if G >= 2L - 1
-//   double q = peak_stash_with_wavefronts(stash_per_token, T_g, G, I / tau);  // ~ p tau / I
+//   auto wavefronts = workloads::wavefront_sizes(T, T_g);
+//   double p = peak_stash_with_wavefronts(stash_per_token, wavefronts);  // full form if G >= 2L - 1
+//   double q = peak_stash_with_wavefronts(stash_per_token, wavefronts, I / tau);  // ~ p tau / I
 //   write_theory_side_by_side(std::cout, config, setup, results);     // forward and backprop, mlp only
 
 #include <cstdint>
@@ -77,14 +78,17 @@ ByteHopsDecomposition byte_hops_decomposition(const std::vector<LayerGeometry>& 
                                               bool rebroadcast, std::uint64_t redistribution_per_token,
                                               std::uint64_t host_per_token);
 
-// Peak stash bytes of a fully spatial mapping when only `wavefronts` wavefronts of `tokens_per_wavefront`
-// tokens enter, `spacing` layer-latencies apart: layer l's stash lives 2 (L - l) - 1 layer-latencies (the
-// seed 000 indexing of analysis::inflight_of_layers). With spacing 1 (the forms' one wavefront per
-// layer-latency) it equals inflight_of_layers(stash, T_g) once wavefronts >= 2L - 1 and is smaller before:
-// the pipeline fill and drain. A spacing s > 1 holds about 1/s as many wavefronts in flight, and needs
-// only about (2L - 1) / s of them to fill. Throws std::invalid_argument unless spacing > 0.
-double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token, double tokens_per_wavefront,
-                                  std::uint64_t wavefronts, double spacing = 1.0);
+// Peak stash bytes of a fully spatial mapping when only the step's wavefronts enter, `spacing`
+// layer-latencies apart, wavefront w holding wavefront_tokens[w] tokens: layer l's stash lives
+// 2 (L - l) - 1 layer-latencies (the seed 000 indexing of analysis::inflight_of_layers). With spacing 1
+// (the forms' one wavefront per layer-latency) and G wavefronts of T_g it equals
+// inflight_of_layers(stash, T_g) once G >= 2L - 1 and is smaller before: the pipeline fill and drain. A
+// spacing s > 1 holds about 1/s as many wavefronts in flight, and needs only about (2L - 1) / s of them to
+// fill. A smaller last wavefront (tokens that do not divide into wavefronts) holds only its own tokens'
+// stash. Throws std::invalid_argument unless spacing > 0 and every wavefront but the last holds the same
+// tokens, the last no more (how workloads::wavefront_sizes splits a step).
+double peak_stash_with_wavefronts(const std::vector<double>& stash_per_token,
+                                  const std::vector<std::uint32_t>& wavefront_tokens, double spacing = 1.0);
 
 // In-flight byte-cycles per token of the fully spatial form: each layer's stash s_l held
 // 2 (L - l) - 1 layer-latencies of `layer_latency_cycles`, tau sum_l (2 (L - l) - 1) s_l. Unlike the

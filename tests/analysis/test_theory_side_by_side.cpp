@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "sim/grid.h"
@@ -15,16 +18,68 @@
 namespace spatialsim::analysis {
 namespace {
 
+// G wavefronts of T_g tokens each, as a step of G T_g tokens splits them.
+std::vector<std::uint32_t> full_wavefronts(std::uint32_t tokens_per_wavefront, std::size_t G) {
+  return std::vector<std::uint32_t>(G, tokens_per_wavefront);
+}
+
 TEST(TheorySideBySide, PeakStashReachesTheFullFormWith2LMinusOneWavefronts) {
   const std::vector<double> s{3, 5, 7};  // L = 3
   const double full = inflight_of_layers(s, 2);
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 6), full);  // G = 2L
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 5), full);  // already at G = 2L - 1
-  EXPECT_LT(peak_stash_with_wavefronts(s, 2, 4), full);
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 50), full);  // more changes nothing
-  EXPECT_LT(peak_stash_with_wavefronts(s, 2, 2), full);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 6)), full);  // G = 2L
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 5)), full);  // already at G = 2L - 1
+  EXPECT_LT(peak_stash_with_wavefronts(s, full_wavefronts(2, 4)), full);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 50)), full);  // more changes nothing
+  EXPECT_LT(peak_stash_with_wavefronts(s, full_wavefronts(2, 2)), full);
   // One wavefront: at t = 1 only layer 0 holds (0 < 1 <= 5); at t = 2 layers 0 and 1 (1 < 2 <= 3).
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 1), 2 * (3 + 5 + 7));
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 1)), 2 * (3 + 5 + 7));
+}
+
+// A step whose tokens do not divide into wavefronts ends with a smaller one, which holds only its own
+// tokens' stash. L = 2, s = {3, 5}, wavefronts {4, 4, 1} one per layer-latency: layer 0's stash of
+// wavefront w lives on (w + 1/2, w + 7/2) and layer 1's on (w + 3/2, w + 5/2). Just after t = 5/2 layer 0
+// holds all three wavefronts, (4 + 4 + 1) x 3 = 27, and layer 1 wavefront 1, 4 x 5 = 20: 47, where three
+// full wavefronts would hold 12 x 3 + 20 = 56.
+TEST(TheorySideBySide, PeakStashWeighsAPartialLastWavefrontByItsTokens) {
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts({3, 5}, {4, 4, 1}), 47);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts({3, 5}, {4, 4, 4}), 56);
+  // One layer, its stash living one layer-latency: wavefronts one apart never overlap, half apart do.
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts({2}, {8, 3}), 16);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts({2}, {8, 3}, 0.5), 22);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts({2}, {}), 0);
+  EXPECT_THROW(peak_stash_with_wavefronts({2}, {3, 8, 8}), std::invalid_argument);  // only the last smaller
+}
+
+// Against a brute-force reference that samples the step's timeline on a fine grid between the interval
+// ends (every end is a multiple of 1/2 plus a multiple of the spacing, so a 1/64 grid offset by 1/128
+// never lands on one): ragged steps, deep enough that the skipped middle of a long step is steady.
+TEST(TheorySideBySide, PeakStashMatchesASampledTimeline) {
+  const auto sampled = [](const std::vector<double>& s, const std::vector<std::uint32_t>& tokens,
+                          double spacing) {
+    const double L = static_cast<double>(s.size());
+    const double end = static_cast<double>(tokens.size()) * spacing + 2 * L;
+    double peak = 0;
+    for (double t = 1.0 / 128; t < end; t += 1.0 / 64) {
+      double total = 0;
+      for (std::size_t w = 0; w < tokens.size(); ++w)
+        for (std::size_t l = 0; l < s.size(); ++l) {
+          const double start = static_cast<double>(w) * spacing + static_cast<double>(l) + 0.5;
+          const double stop = static_cast<double>(w) * spacing + 2 * L - static_cast<double>(l) - 0.5;
+          if (start < t && t < stop) total += s[l] * tokens[w];
+        }
+      peak = std::max(peak, total);
+    }
+    return peak;
+  };
+  const std::vector<double> s{3, 1, 4, 1, 5};  // L = 5
+  for (const std::size_t G : {1, 2, 5, 9, 10, 23, 40})
+    for (const std::uint32_t last : {1u, 6u, 7u})
+      for (const double spacing : {1.0, 0.5, 3.0}) {
+        std::vector<std::uint32_t> tokens = full_wavefronts(7, G);
+        tokens.back() = last;
+        EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, tokens, spacing), sampled(s, tokens, spacing))
+            << "G " << G << " last " << last << " spacing " << spacing;
+      }
 }
 
 // Layer 0's stash lives 2L - 1 layer-latencies, so 2L - 1 wavefronts one per layer-latency are the
@@ -35,9 +90,9 @@ TEST(TheorySideBySide, FullFormNeeds2LMinusOneWavefrontsForAnyDepth) {
     std::vector<double> s(L);
     for (std::size_t l = 0; l < L; ++l) s[l] = double(1 + (7 * l) % 5);
     const double full = inflight_of_layers(s, 1);
-    EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 1, 2 * L - 1), full) << L;
+    EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(1, 2 * L - 1)), full) << L;
     if (L > 1) {
-      EXPECT_LT(peak_stash_with_wavefronts(s, 1, 2 * L - 2), full) << L;
+      EXPECT_LT(peak_stash_with_wavefronts(s, full_wavefronts(1, 2 * L - 2)), full) << L;
     }
   }
   sim::Config config = cli::default_config();  // 4 layers
@@ -111,17 +166,18 @@ TEST(TheorySideBySide, WavefrontsFartherApartThanALayerLatencyHoldFewerInFlight)
   // 3 x 3 + 1 x 5 = 14 per token of a wavefront; two layer-latencies apart, at most one wavefront's layer 1
   // (with its own layer 0) or two wavefronts' layer 0: max(3 + 5, 2 x 3) = 8.
   const std::vector<double> s{3, 5};
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 10, 1.0), 2 * 14);
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, 2, 10, 2.0), 2 * 8);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 10), 1.0), 2 * 14);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(s, full_wavefronts(2, 10), 2.0), 2 * 8);
   // Half a layer-latency apart: twice the wavefronts in flight, once 4L of them have entered.
   const std::vector<double> one{7};  // L = 1: a stash lives one layer-latency
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, 1, 50, 1.0), 7);
-  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, 1, 50, 0.5), 14);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, full_wavefronts(1, 50), 1.0), 7);
+  EXPECT_DOUBLE_EQ(peak_stash_with_wavefronts(one, full_wavefronts(1, 50), 0.5), 14);
   // Seed-grid's spacing, 31 cycles against 23.5 (L = 32): about 23.5 / 31 of the full form.
   const std::vector<double> uniform(32, 1.0);
-  EXPECT_NEAR(peak_stash_with_wavefronts(uniform, 1, 64, 31 / 23.5) / inflight_of_layers(uniform, 1),
-              23.5 / 31, 0.01);
-  EXPECT_THROW(peak_stash_with_wavefronts(s, 2, 10, 0.0), std::invalid_argument);
+  EXPECT_NEAR(
+      peak_stash_with_wavefronts(uniform, full_wavefronts(1, 64), 31 / 23.5) / inflight_of_layers(uniform, 1),
+      23.5 / 31, 0.01);
+  EXPECT_THROW(peak_stash_with_wavefronts(s, full_wavefronts(2, 10), 0.0), std::invalid_argument);
 }
 
 TEST(TheorySideBySide, InflightByteCyclesPerTokenHoldEachLayerItsLayerLatencies) {
@@ -149,8 +205,8 @@ TEST(TheorySideBySide, TheInjectionIntervalAgainstTheLayerLatencyExplainsThePeak
   ASSERT_DOUBLE_EQ(depth.mean_layer_hops(), 23.5);
   const auto stash = stash_bytes_per_token(layers, setup.bytes.activation, true, true);
   const double simulated = static_cast<double>(r.counters.peak_stash_bytes);
-  const double one_per_latency = peak_stash_with_wavefronts(stash, 4, 16);
-  const double spaced = peak_stash_with_wavefronts(stash, 4, 16, 31 / 23.5);
+  const double one_per_latency = peak_stash_with_wavefronts(stash, full_wavefronts(4, 16));
+  const double spaced = peak_stash_with_wavefronts(stash, full_wavefronts(4, 16), 31 / 23.5);
   EXPECT_GT(one_per_latency / simulated, 1.25);
   EXPECT_NEAR(spaced / simulated, 1, 0.05);
   const double inflight = static_cast<double>(r.counters.inflight_byte_cycles) / 64;
