@@ -65,7 +65,10 @@ std::vector<KindBesideTheory> byte_hops_beside_theory(const sim::Counters& count
 // section9 + array_edge + layer0_dx (+ rebroadcast).
 struct ByteHopsDecomposition {
   double section9 = 0;
-  double array_edge = 0;      // the blocks' lanes have c - 1 links and columns r - 1, not sqrt(n): < 0
+  // The blocks' lanes have c - 1 links and columns r - 1, where the form charges sqrt(n) = sqrt(r c) to
+  // each: < 0 on square blocks; on r != c it also holds the block's shape, of either sign (a 1 x 16
+  // block's lanes cross 15 links against sqrt(n) = 4).
+  double array_edge = 0;
   double layer0_dx = 0;       // backward: layer 0's dX, b_p d_0 (c_0 - 1), is not computed: <= 0
   double rebroadcast = 0;     // backward with xstash = rebroadcast: b_a d_in (c - 1) per layer
   double redistribution = 0;  // between layers, routed on the placement (per direction)
