@@ -13,10 +13,11 @@ shows, and the legend says which curve each coincides with.
 import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, save, schedules
+from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
 
 
-LINE_STYLES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+# As many of each as there are schedules (seven), so that no two curves share a line style or a marker.
+LINE_STYLES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)), (0, (3, 1, 1, 1))]
 MARKERS = ["o", "s", "^", "D", "v", "x", "P", "*"]
 
 
@@ -55,13 +56,16 @@ def main():
                      None)
         if first is not None:
             same_as[s] = first
+    # Every schedule starts from the same weights and data, so step 0's loss is the same for all: only a
+    # curve past step 0 can say that two schedules compute the same thing.
+    one_step = max(loss.size for loss in curves.values()) == 1
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for n, (s, loss) in enumerate(curves.items()):
         rank = sum(1 for t in names[:n] if same_as.get(t, t) == same_as.get(s, s))  # earlier curves on it
-        label = s + (f" (same loss as {same_as[s]})" if s in same_as else "")
+        label = s + (f" (same loss as {same_as[s]})" if s in same_as and not one_step else "")
         ax.plot(np.arange(loss.size), loss, label=label, color=f"C{n}",
-                linestyle=LINE_STYLES[n % len(LINE_STYLES)], linewidth=max(2.2 - 0.6 * rank, 0.8),
-                marker=MARKERS[n % len(MARKERS)], markersize=max(8 - 2.5 * rank, 3), zorder=2 + rank)
+                linestyle=LINE_STYLES[n % len(LINE_STYLES)], linewidth=max(2.2 - 0.4 * rank, 0.6),
+                marker=MARKERS[n % len(MARKERS)], markersize=max(9 - 1.5 * rank, 2.5), zorder=2 + rank)
     ax.set_xlabel("step")
     ax.set_ylabel("loss (before the step's update)")
     if args.log:
@@ -69,7 +73,10 @@ def main():
     ax.xaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)  # one step: tick 0, not -0.04
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    title = os.path.basename(args.results)
+    title = f"{os.path.basename(args.results)}: loss per training step"
+    if one_step:
+        title += "\n(one step: its loss is taken before any update" + (
+            ", the same for every schedule)" if len(same_as) == len(names) - 1 else ")")
     if without:
         title += f"\n(no loss, counting mode or no training: {', '.join(without)})"
     # A diverged run's inf and nan losses are not drawn: say where each curve stops, or it looks ended.
@@ -82,4 +89,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -40,7 +40,11 @@ def fail(message):
     sys.exit(2)
 
 
+_opened = []  # the input files opened, for run()'s message
+
+
 def open_file(path):
+    _opened.append(path)
     if os.path.isdir(path):
         fail(f"{path}: is a directory; give an HDF5 file spatialsim wrote")
     if not os.path.isfile(path):
@@ -53,8 +57,15 @@ def open_file(path):
 
 def table(group):
     """A table (docs/hdf5.md "Tables") as a dict of numpy arrays; string columns as str arrays."""
+    if "columns" not in group.attrs:
+        fail(f"{group.file.filename}: {group.name} has no attribute columns: not a table spatialsim wrote "
+             "(docs/hdf5.md)")
     out = {}
     for name in group.attrs["columns"]:
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        if name not in group:
+            fail(f"{group.file.filename}: {group.name} lists column {name} but has no such dataset: the file "
+                 "is incomplete (docs/hdf5.md)")
         d = group[name]
         out[name] = d.asstr()[:] if d.dtype.kind in "SO" else d[:]
     return out
@@ -65,12 +76,25 @@ def schedules(f, path, wanted=None):
     if "runs/schedules" not in f:
         fail(f"{path} has no /runs/schedules: not a results file of `spatialsim run` (docs/hdf5.md)")
     names = list(f["/runs/schedules"].asstr()[:])
+    if not names:
+        fail(f"{path}: /runs/schedules is empty: the file holds no run (docs/hdf5.md)")
     if wanted:
         missing = [s for s in wanted if s not in names]
         if missing:
             fail(f"{path} has no run of {', '.join(missing)}; it holds {', '.join(names)}")
         names = [s for s in names if s in wanted]
     return names
+
+
+def run(main):
+    """Runs a script's main(): an object or attribute that the documented layout has and the file lacks
+    (h5py's KeyError) is one line naming it, exit code 2, not a traceback."""
+    try:
+        main()
+    except KeyError as e:
+        where = f"{_opened[-1]}: " if _opened else ""
+        fail(f"{where}{e.args[0] if e.args else e}: the file lacks what the plot reads (not a complete file of "
+             "spatialsim; docs/hdf5.md)")
 
 
 def check_out(out):
@@ -140,5 +164,5 @@ def human_bytes_formatter():
     return ticker.FuncFormatter(fmt)
 
 
-__all__ = ["plt", "np", "h5py", "fail", "open_file", "table", "schedules", "check_out", "save",
+__all__ = ["plt", "np", "h5py", "fail", "open_file", "table", "schedules", "run", "check_out", "save",
            "human_bytes_formatter"]

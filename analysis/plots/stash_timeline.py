@@ -12,7 +12,12 @@ the area under the total is the run's `inflight_byte_cycles`.
 import argparse
 import os
 
-from plot_common import check_out, fail, human_bytes_formatter, np, open_file, plt, save, schedules, table
+from plot_common import (check_out, fail, human_bytes_formatter, np, open_file, plt, run, save, schedules,
+                         table)
+from matplotlib.cm import ScalarMappable  # noqa: E402  (after plot_common's checks)
+from matplotlib.colors import Normalize  # noqa: E402
+
+MAX_LEGEND_LAYERS = 12
 
 
 def timeline(stash, steps):
@@ -34,15 +39,21 @@ def timeline(stash, steps):
         last = np.maximum.accumulate(np.where(layer == l, index, -1))
         valid = (last >= 0) & (step[np.maximum(last, 0)] == step)
         per_layer[:, l] = np.where(valid, value[np.maximum(last, 0)], 0.0)
-    # The state after the last change at each time.
-    last_at_time = np.append(time[1:] != time[:-1], True) if n else np.array([], dtype=bool)
-    time, per_layer = time[last_at_time], per_layer[last_at_time]
-    # Close every step at zero.
+    # Close every step at zero. A step's close can fall on the next step's first change (a step that
+    # stores at its cycle 0): order by time, then step, then a step's changes before its close, so that
+    # the state kept at that time is the next step's.
     ends = (steps["start_cycle"] + steps["makespan_cycles"]).astype(np.int64)
     time = np.concatenate([time, ends])
+    step = np.concatenate([step, steps["step"].astype(np.int64)])
+    closes = np.concatenate([np.zeros(n, dtype=np.int64), np.ones(ends.size, dtype=np.int64)])
     per_layer = np.concatenate([per_layer, np.zeros((ends.size, layers))])
-    order = np.argsort(time, kind="stable")
-    return time[order], per_layer[order]
+    order = np.lexsort((closes, step, time))  # stable: a step's changes at one cycle keep their order
+    time, per_layer = time[order], per_layer[order]
+    if time.size == 0:
+        return time, per_layer
+    # The state after the last change at each time.
+    last_at_time = np.append(time[1:] != time[:-1], True)
+    return time[last_at_time], per_layer[last_at_time]
 
 
 def main():
@@ -58,8 +69,9 @@ def main():
         names = schedules(f, args.results, args.schedule)
         for s in names:
             g = f["/runs"][s]
-            if "trace/stash" not in g or "trace/steps" not in g:
-                fail(f"{args.results}: /runs/{s} has no trace/stash; run `spatialsim run --trace` "
+            missing = [t for t in ("trace/stash", "trace/steps") if t not in g]
+            if missing:
+                fail(f"{args.results}: /runs/{s} has no {' and no '.join(missing)}; run `spatialsim run --trace` "
                      "(docs/traces-and-plots.md)")
             series[s] = (timeline(table(g["trace/stash"]), table(g["trace/steps"])),
                          table(g["trace/steps"]), int(g["inflight_byte_cycles"][()]),
@@ -85,19 +97,29 @@ def main():
                     ha="center", va="center")
             continue
         layers = per_layer.shape[1]
+        # Up to MAX_LEGEND_LAYERS layers a legend names each; a deeper model's legend would run off the
+        # figure, so a colour bar maps colour to layer instead.
+        named = layers <= MAX_LEGEND_LAYERS
         bottom = np.zeros(time.size)
         for l in range(layers):
             top = bottom + per_layer[:, l]
             ax.fill_between(time, bottom, top, step="post", color=cmap(l / max(layers - 1, 1)),
-                            label=f"layer {l}", linewidth=0)
+                            label=f"layer {l}" if named else None, linewidth=0)
             bottom = top
         ax.step(time, bottom, where="post", color="black", linewidth=0.8, label="total")
+        if not named:
+            bar = fig.colorbar(ScalarMappable(Normalize(0, layers - 1), cmap), ax=ax, pad=0.01)
+            bar.set_label(f"layer (0..{layers - 1})", fontsize="x-small")
+            bar.ax.tick_params(labelsize="x-small")
         # The plot shows the state at the end of each cycle, as peak_stash_bytes counts it: its highest
         # point is the run's peak.
         ax.set_title(f"{s}: inflight_byte_cycles {integral:.4g} byte-cycles, peak_stash_bytes {peak} bytes",
                      fontsize="small")
         ax.yaxis.set_major_formatter(human_bytes_formatter())
-        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        if named:
+            ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            ax.legend(fontsize="x-small", loc="upper left")
     axes[-1, 0].set_xlabel("cycle (steps laid end to end; dotted: step boundaries)")
     fig.suptitle(f"{os.path.basename(args.results)}: stash timeline", fontsize="medium")
     fig.tight_layout()
@@ -105,4 +127,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

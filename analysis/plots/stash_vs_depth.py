@@ -21,7 +21,7 @@ varies).
 import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, save, table
+from plot_common import check_out, fail, np, open_file, plt, run, save, table
 from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402  (after plot_common's checks)
 
 DEFAULT_METRICS = ["peak_stash_bytes", "inflight_byte_cycles_per_token"]
@@ -44,6 +44,13 @@ def numbers(column):
         return np.asarray(column, dtype=float)
     except (TypeError, ValueError):
         return None
+
+
+def with_unit(column, units):
+    """An axis label: the column and its unit, which a key's text column shares with its `.value` form; none
+    for a count of 1 (a loss, a ratio)."""
+    unit = units.get(column) or units.get(column + ".value") or "1"
+    return column + (f" ({unit})" if unit not in ("1", column) else "")
 
 
 def positive_values(values):
@@ -128,8 +135,9 @@ def main():
 
     fig, axes = plt.subplots(1, len(metrics), figsize=(5.6 * len(metrics), 4.4), squeeze=False)
     shown = {}  # per panel: the y values drawn (points and fitted lines)
+    ax_notes = {}  # per panel: what is not drawn, and why
     for ax, metric in zip(axes[0], metrics):
-        notes = []
+        notes = ax_notes[ax] = []
         shown[ax] = []
         for n, label in enumerate(dict.fromkeys(labels.tolist())):
             rows = labels == label
@@ -139,8 +147,15 @@ def main():
             x, y = x[order], y[order]
             usable = (x > 0) & (y > 0)
             if not usable.any():
-                notes.append(f"{label}: 0 at every point, none on log axes" if (y == 0).all() else
-                             f"{label}: no point with {args.x} > 0 and y > 0")
+                if (y == 0).all():
+                    notes.append(f"{label}: 0 at every point, none on log axes")
+                elif np.isnan(y).all():
+                    # final_loss of a counting-mode sweep: no arithmetic, no loss.
+                    notes.append(f"{label}: {metric} not a number at every point (counting mode records no "
+                                 "loss)" if metric == "final_loss" else f"{label}: {metric} not a number at "
+                                 "every point")
+                else:
+                    notes.append(f"{label}: no point with {args.x} > 0 and {metric} > 0")
                 continue
             if not usable.all():
                 off = ((f"{args.x} <= 0", x <= 0), (f"{metric} <= 0", (x > 0) & (y <= 0)),
@@ -150,7 +165,7 @@ def main():
             text = label
             if usable.sum() >= 2 and np.unique(x[usable]).size >= 2:
                 slope, intercept = np.polyfit(np.log(x[usable]), np.log(y[usable]), 1)
-                text += f": slope {slope:.2f}"
+                text += f": slope {0.0 if abs(slope) < 0.005 else slope:.2f}"  # not -0.00
                 fit_x = np.array([x[usable].min(), x[usable].max()])
                 fit_y = np.exp(intercept) * fit_x ** slope
                 ax.plot(fit_x, fit_y, linestyle="--", color=f"C{n}", alpha=0.6)
@@ -165,9 +180,8 @@ def main():
         if x_values.size <= 12:
             ax.set_xticks(x_values, [f"{t:g}" for t in x_values])
             ax.xaxis.set_minor_formatter(plt.NullFormatter())
-        unit = units.get(args.x) or "1"
-        ax.set_xlabel(args.x + (f" ({unit})" if unit not in ("1", args.x) else ""))
-        ax.set_ylabel(f"{metric} ({units.get(metric) or '1'})")
+        ax.set_xlabel(with_unit(args.x, units))
+        ax.set_ylabel(with_unit(metric, units))
         ax.grid(which="both", alpha=0.3)
         if shown[ax]:
             ax.legend(fontsize="small", loc="upper left")
@@ -176,6 +190,10 @@ def main():
             ax.annotate("\n".join(notes), xy=(0, 0), xycoords=("axes fraction", ax.xaxis.label),
                         xytext=(0, -4), textcoords="offset points", fontsize="small", va="top", ha="left")
         ax.set_title(metric, fontsize="medium")
+    if not any(shown.values()):
+        notes = [n for ax in axes[0] for n in ax_notes[ax]]
+        fail(f"{args.sweep}: nothing to plot on log axes ({'; '.join(dict.fromkeys(notes))}); plot another "
+             "--metric, or sweep a schedule that has it")
     fig.suptitle(f"{os.path.basename(args.sweep)}: {' and '.join(metrics)} against {args.x} (log-log)",
                  fontsize="medium")
     fig.tight_layout()
@@ -187,4 +205,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

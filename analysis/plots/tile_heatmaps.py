@@ -15,10 +15,12 @@ a sum of peaks reached at different times is no quantity of the run.
 import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, save, schedules
+from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
 from matplotlib.ticker import EngFormatter  # noqa: E402  (after plot_common's checks)
+from mpl_toolkits.axes_grid1 import make_axes_locatable  # noqa: E402
 
 DEFAULT_MAPS = ["byte_hops_sent", "peak_stash_bytes", "flops", "energy_pj"]
+MAX_STRETCH = 2.0
 
 
 def summary(name, values, host_share):
@@ -77,8 +79,15 @@ def main():
 
     rows, cols = len(names), len(maps)
     height, width = next(iter(data.values())).shape
-    cell = 2.6 * max(0.6, min(1.6, width / max(height, 1)))
-    fig, axes = plt.subplots(rows, cols, figsize=(cell * cols + 1, 2.6 * rows + 0.6), squeeze=False)
+    # Square tiles while the grid is at most MAX_STRETCH times wider than tall (or taller than wide); a
+    # longer grid (one block of tiles per layer in a row) would be a thin strip, so its tiles are drawn
+    # stretched to a panel of at most that shape, and the title says so.
+    shape = width / max(height, 1)
+    stretched = not (1 / MAX_STRETCH <= shape <= MAX_STRETCH)
+    panel = min(max(shape, 1 / MAX_STRETCH), MAX_STRETCH)
+    cell_width, cell_height = (2.6 * panel, 2.6) if panel >= 1 else (2.6, 2.6 / panel)
+    fig, axes = plt.subplots(rows, cols, figsize=((cell_width + 0.9) * cols + 0.3, cell_height * rows + 1.2),
+                             squeeze=False)
     for c, m in enumerate(maps):
         limits = None
         if args.shared:
@@ -96,8 +105,9 @@ def main():
             if constant:
                 high = low + 1
             image = ax.imshow(data[s, m], cmap="viridis", origin="upper", interpolation="nearest", vmin=low,
-                              vmax=high)
-            bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+                              vmax=high, aspect="auto" if stretched else "equal")
+            # The bar as tall as the map beside it, whatever the map's shape.
+            bar = fig.colorbar(image, cax=make_axes_locatable(ax).append_axes("right", size="5%", pad=0.08))
             # Compact tick labels (250k, 1.5M) instead of an offset text such as 1e6 above the bar, which
             # runs into the panel's title.
             bar.formatter = EngFormatter(sep="", places=None)
@@ -112,10 +122,16 @@ def main():
             # min_n_ticks=1: a grid one tile wide keeps its one whole coordinate (it got -0.5, -0.25, ...).
             ax.xaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)
             ax.yaxis.get_major_locator().set_params(integer=True, min_n_ticks=1)
-    fig.suptitle(f"{os.path.basename(args.results)}: per-tile maps ({width} x {height} tiles)")
+            # A few rows or columns: every one numbered (a 4-row grid got only row 0).
+            if width <= 8:
+                ax.set_xticks(range(width))
+            if height <= 8:
+                ax.set_yticks(range(height))
+    fig.suptitle(f"{os.path.basename(args.results)}: per-tile maps ({width} x {height} tiles"
+                 + (", drawn stretched)" if stretched else ")"))
     fig.tight_layout()
     save(fig, args.out)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

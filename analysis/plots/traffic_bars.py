@@ -11,7 +11,7 @@ energy split into the hop, SRAM and flop terms (`energy_hop_pj`, `energy_sram_pj
 import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, save, schedules
+from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
 
 ENERGY_TERMS = [("energy_hop_pj", "hops"), ("energy_sram_pj", "SRAM"), ("energy_flop_pj", "flops")]
 
@@ -70,9 +70,9 @@ def main():
             ax.set_xticks(x, names)
         ax.legend(fontsize="small")
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle(os.path.basename(args.results), fontsize="medium")
+    fig.suptitle(f"{os.path.basename(args.results)}: byte-hops and energy per schedule", fontsize="medium")
     save(fig, args.out)
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

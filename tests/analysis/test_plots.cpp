@@ -280,5 +280,108 @@ TEST_F(PlotScriptsTest, ADirectoryOrAPointFileIsNamedForWhatItIs) {
   EXPECT_FALSE(std::filesystem::exists(s_dir / "x.png"));
 }
 
+// Nothing drawable is bad input, not an empty figure: a sweep of forward alone stashes nothing, and a
+// counting-mode sweep has no loss (it drew empty panels with a made-up range and exit code 0).
+TEST_F(PlotScriptsTest, StashVsDepthRefusesAPlotWithNothingOnIt) {
+  ASSERT_EQ(sweep().exit_code, 0) << sweep().err;
+  const ProcessRun run = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                                           "' sweep --vary model.depth=2,4 --schedule=forward "
+                                           "--sim.arith=none --out=forward_only.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_one_line_error(
+      run_in(s_dir, script("stash_vs_depth.py") + " forward_only.h5 --out empty.png"), "stash_vs_depth.py",
+      "forward_only.h5: nothing to plot on log axes (forward: 0 at every point, none on log "
+      "axes)");
+  expect_one_line_error(
+      run_in(s_dir, script("stash_vs_depth.py") + " sweep.h5 --metric final_loss --out empty.png"),
+      "stash_vs_depth.py", "final_loss not a number at every point (counting mode records no loss)");
+  EXPECT_FALSE(std::filesystem::exists(s_dir / "empty.png"));
+  // One panel with points is a plot: the empty one says why it is empty.
+  const std::string png =
+      expect_png("stash_vs_depth.py", "sweep.h5", "--metric final_loss --metric byte_hops");
+  EXPECT_NE(png.find("backprop: final_loss not a number at every point"), std::string::npos) << png;
+}
+
+// A file that lacks an object or attribute of the documented layout (damaged, or edited) is one line
+// naming it, exit code 2: they were KeyError, TypeError or StopIteration tracebacks.
+TEST_F(PlotScriptsTest, AFileMissingWhatAPlotReadsIsOneLine) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  const auto damaged = [](const std::string& name, const std::string& edit) {
+    std::filesystem::copy_file(s_dir / "results.h5", s_dir / name,
+                               std::filesystem::copy_options::overwrite_existing);
+    const ProcessRun r =
+        run_in(s_dir, std::string(testing_support::kPython) + " -c 'import h5py, numpy; f = h5py.File(\"" +
+                          name + "\", \"a\"); " + edit + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  };
+  damaged("no_energy.h5", "del f[\"/runs/backprop/energy_hop_pj\"]");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " no_energy.h5 --out x.png"),
+                        "traffic_bars.py", "no_energy.h5: ");
+  damaged("no_kinds.h5", "del f[\"/runs/backprop/byte_hops_by_phase_kind\"].attrs[\"kinds\"]");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " no_kinds.h5 --out x.png"),
+                        "traffic_bars.py", "kinds");
+  damaged("no_column.h5", "del f[\"/runs/backprop/trace/stash/layer_bytes\"]");
+  expect_one_line_error(run_in(s_dir, script("stash_timeline.py") + " no_column.h5 --out x.png"),
+                        "stash_timeline.py", "lists column layer_bytes but has no such dataset");
+  damaged("no_steps.h5", "del f[\"/runs/backprop/trace/steps\"]");
+  expect_one_line_error(run_in(s_dir, script("stash_timeline.py") + " no_steps.h5 --out x.png"),
+                        "stash_timeline.py", "/runs/backprop has no trace/steps;");
+  damaged("no_runs.h5",
+          "del f[\"/runs/schedules\"]; f.create_dataset(\"/runs/schedules\", data=numpy.array([], "
+          "dtype=h5py.string_dtype()))");
+  for (const char* name : {"traffic_bars.py", "stash_timeline.py", "tile_heatmaps.py", "loss_curves.py"})
+    expect_one_line_error(run_in(s_dir, script(name) + " no_runs.h5 --out x.png"), name,
+                          "no_runs.h5: /runs/schedules is empty");
+  EXPECT_FALSE(std::filesystem::exists(s_dir / "x.png"));
+}
+
+// A step's close at zero and the next step's first change can fall on one cycle; the state kept there
+// must be the next step's (the close hid a store at a step's cycle 0, halving the area in this case).
+TEST_F(PlotScriptsTest, StashTimelineKeepsAStoreAtAStepsFirstCycle) {
+  const std::string code =
+      "import sys; sys.argv = [\"x\"]; sys.path.insert(0, \"" +
+      std::filesystem::path(testing_support::plot_script("stash_timeline.py")).parent_path().string() +
+      "\"); import numpy as np; from stash_timeline import timeline; "
+      "t, p = timeline({\"step\": np.array([0, 0, 1, 1]), \"cycle\": np.array([0, 5, 0, 5]), "
+      "\"layer\": np.zeros(4, dtype=int), \"layer_bytes\": np.array([100, 0, 100, 0])}, "
+      "{\"step\": np.array([0, 1]), \"start_cycle\": np.array([0, 10]), \"makespan_cycles\": np.array([10, "
+      "10])}); print(int(np.sum(np.diff(t) * p[:-1].sum(axis=1))))";
+  const ProcessRun r = run_in(s_dir, std::string(testing_support::kPython) + " -B -c '" + code + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1000\n");  // two steps, each 100 bytes for 5 cycles
+}
+
+// A deep model's timeline maps colour to layer with a colour bar: a legend of 33 entries per panel ran
+// off the figure (matplotlib: "Tight layout not applied").
+TEST_F(PlotScriptsTest, StashTimelineOfADeepModelHasAColourBarNotALegendPerLayer) {
+  const ProcessRun run = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                                           "' run --schedule=backprop --model.depth=32 --train.steps=1 "
+                                           "--sim.arith=none --trace --out=deep.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::filesystem::path png_file = s_dir / "deep_timeline.png";
+  const ProcessRun r = run_in(s_dir, script("stash_timeline.py") + " deep.h5 --out deep_timeline.png");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // no layout warning
+  const std::string png = testing_support::slurp(png_file);
+  EXPECT_NE(png.find("total"), std::string::npos);
+  EXPECT_EQ(png.find("layer 0"), std::string::npos);
+  // The tile maps of that 66 x 2 grid are drawn stretched, and say so.
+  EXPECT_NE(expect_png("tile_heatmaps.py", "deep.h5").find("tiles, drawn stretched)"), std::string::npos);
+}
+
+// With one step every schedule's loss is taken before any update, so all coincide: that says nothing of
+// which schedules compute the same gradient, and the legend no longer claims it; the title says why.
+TEST_F(PlotScriptsTest, LossCurvesOfOneStepClaimNoSameLoss) {
+  const ProcessRun run = run_in(s_dir, std::string("'") + SPATIALSIM_BINARY +
+                                           "' run --schedule=backprop,split-fg,forward-gradient "
+                                           "--train.steps=1 --out=one_step.h5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string png = expect_png("loss_curves.py", "one_step.h5");
+  EXPECT_EQ(png.find("same loss as"), std::string::npos) << png;
+  EXPECT_NE(png.find("one step: its loss is taken before any update, the same for every schedule"),
+            std::string::npos)
+      << png;
+}
+
 }  // namespace
 }  // namespace spatialsim::analysis
