@@ -93,8 +93,9 @@ def run(main):
         main()
     except KeyError as e:
         where = f"{_opened[-1]}: " if _opened else ""
-        fail(f"{where}{e.args[0] if e.args else e}: the file lacks what the plot reads (not a complete file of "
-             "spatialsim; docs/hdf5.md)")
+        what = e.args[0] if e.args else e
+        fail(f"{where}{what}: the file lacks what the plot reads (not a complete file of spatialsim; "
+             "docs/hdf5.md)")
 
 
 def check_out(out):

@@ -71,8 +71,8 @@ def main():
             g = f["/runs"][s]
             missing = [t for t in ("trace/stash", "trace/steps") if t not in g]
             if missing:
-                fail(f"{args.results}: /runs/{s} has no {' and no '.join(missing)}; run `spatialsim run --trace` "
-                     "(docs/traces-and-plots.md)")
+                fail(f"{args.results}: /runs/{s} has no {' and no '.join(missing)}; run "
+                     "`spatialsim run --trace` (docs/traces-and-plots.md)")
             series[s] = (timeline(table(g["trace/stash"]), table(g["trace/steps"])),
                          table(g["trace/steps"]), int(g["inflight_byte_cycles"][()]),
                          int(g["peak_stash_bytes"][()]))

@@ -87,7 +87,8 @@ def main():
         if "sweep/points" not in f:
             fail(f"{args.sweep} has no /sweep/points table: it is not the output of `spatialsim sweep` "
                  "(make one with `spatialsim sweep --vary model.depth=2,4,8 --out SWEEP.h5`; docs/sweeps.md)")
-        # A point file (<out>.points/, one job's row) of an interrupted sweep: the plot is of the sweep's file.
+        # A point file (<out>.points/, one job's row) of an interrupted sweep: the plot is of the sweep's
+        # file.
         if "sweep_point_of" in f.attrs:
             fail(f"{args.sweep} is one job's point file of the sweep that writes "
                  f"{attr_text(f.attrs['sweep_point_of'])}: plot that file (resume an interrupted sweep with "

@@ -15,7 +15,7 @@ a sum of peaks reached at different times is no quantity of the run.
 import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
+from plot_common import check_out, fail, open_file, plt, run, save, schedules
 from matplotlib.ticker import EngFormatter  # noqa: E402  (after plot_common's checks)
 from mpl_toolkits.axes_grid1 import make_axes_locatable  # noqa: E402
 
