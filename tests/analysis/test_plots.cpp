@@ -314,18 +314,25 @@ TEST_F(PlotScriptsTest, AFileMissingWhatAPlotReadsIsOneLine) {
                           name + "\", \"a\"); " + edit + "'");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   };
-  damaged("no_energy.h5", "del f[\"/runs/backprop/energy_hop_pj\"]");
-  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " no_energy.h5 --out x.png"),
-                        "traffic_bars.py", "no_energy.h5: ");
-  damaged("no_kinds.h5", "del f[\"/runs/backprop/byte_hops_by_phase_kind\"].attrs[\"kinds\"]");
-  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " no_kinds.h5 --out x.png"),
-                        "traffic_bars.py", "kinds");
-  damaged("no_column.h5", "del f[\"/runs/backprop/trace/stash/layer_bytes\"]");
-  expect_one_line_error(run_in(s_dir, script("stash_timeline.py") + " no_column.h5 --out x.png"),
-                        "stash_timeline.py", "lists column layer_bytes but has no such dataset");
-  damaged("no_steps.h5", "del f[\"/runs/backprop/trace/steps\"]");
-  expect_one_line_error(run_in(s_dir, script("stash_timeline.py") + " no_steps.h5 --out x.png"),
-                        "stash_timeline.py", "/runs/backprop has no trace/steps;");
+  struct Damage {
+    const char* file;
+    const char* edit;  // Python on the h5py.File f
+    const char* script;
+    const char* said;
+  };
+  for (const Damage& d : {
+           Damage{"no_energy.h5", "del f[\"/runs/backprop/energy_hop_pj\"]", "traffic_bars.py",
+                  "no_energy.h5: "},
+           Damage{"no_kinds.h5", "del f[\"/runs/backprop/byte_hops_by_phase_kind\"].attrs[\"kinds\"]",
+                  "traffic_bars.py", "kinds"},
+           Damage{"no_column.h5", "del f[\"/runs/backprop/trace/stash/layer_bytes\"]", "stash_timeline.py",
+                  "lists column layer_bytes but has no such dataset"},
+           Damage{"no_steps.h5", "del f[\"/runs/backprop/trace/steps\"]", "stash_timeline.py",
+                  "/runs/backprop has no trace/steps;"},
+       }) {
+    damaged(d.file, d.edit);
+    expect_one_line_error(run_in(s_dir, script(d.script) + " " + d.file + " --out x.png"), d.script, d.said);
+  }
   damaged("no_runs.h5",
           "del f[\"/runs/schedules\"]; f.create_dataset(\"/runs/schedules\", data=numpy.array([], "
           "dtype=h5py.string_dtype()))");
