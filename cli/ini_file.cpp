@@ -60,6 +60,25 @@ std::string shown(std::string_view text) {
   throw sim::ConfigError(key, source + ":" + std::to_string(line) + ": " + what);
 }
 
+// Values are verbatim (no quotes, no escapes, comments on lines of their own), so what would be a comment
+// or quotes in another INI dialect would become part of the value: for a file name, silently. Refused.
+void check_verbatim(std::string_view value, const std::string& source, std::size_t line_no,
+                    const std::string& key) {
+  for (std::size_t i = 1; i < value.size(); ++i) {
+    const bool blank_before = value[i - 1] == ' ' || value[i - 1] == '\t';
+    if (blank_before && (value[i] == '#' || value[i] == ';'))
+      fail_at(source, line_no, key,
+              key + ": comments are full-line only, and " + shown(value) +
+                  " would keep this one as part of the value; put it on a line of its own");
+  }
+  const bool quoted =
+      value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front();
+  if (quoted)
+    fail_at(source, line_no, key,
+            key + ": values are verbatim, without quotes: write " +
+                std::string(value.substr(1, value.size() - 2)));
+}
+
 }  // namespace
 
 std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source) {
@@ -78,6 +97,15 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
     const auto line = sim::trim_blanks(raw);
 
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+    // Text only: a NUL would cut a value short wherever it is used as a C string (a file name), and other
+    // control bytes are invisible in an editor.
+    for (const char ch : line) {
+      const auto c = static_cast<unsigned char>(ch);
+      if ((c < 0x20 && c != '\t') || c == 0x7f)
+        fail_at(source, line_no, "",
+                "control character " + shown(std::string_view(&ch, 1)).substr(1, 4) +
+                    " in the line: a config file is text");
+    }
 
     if (line.front() == '[') {
       if (line.back() != ']')
@@ -107,7 +135,9 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
     if (!inserted)
       fail_at(source, line_no, full_key,
               full_key + " is set twice in this file (first on line " + std::to_string(it->second) + ")");
-    entries.push_back({std::move(full_key), std::string(sim::trim_blanks(line.substr(eq + 1))), line_no});
+    const auto value = sim::trim_blanks(line.substr(eq + 1));
+    check_verbatim(value, source, line_no, full_key);
+    entries.push_back({std::move(full_key), std::string(value), line_no});
   }
   return entries;
 }

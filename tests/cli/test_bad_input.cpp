@@ -286,6 +286,11 @@ const BadInputCase kCases[] = {
      kUnknownKeyIni},
     {"ConfigBadValue", "--config=value.ini", "step.wavefront = \"four\" (from value.ini:3)", "value.ini",
      kBadValueIni},
+    // A comment after a path, or quotes around it, would be part of the file name: such a file was written.
+    {"ConfigCommentAfterAValue", "--config=comment.ini", "comment.ini:1: out: comments are full-line only",
+     "comment.ini", "out = r.h5   # results\n"},
+    {"ConfigQuotedValue", "--config=quoted.ini", "quoted.ini:1: out: values are verbatim, without quotes",
+     "quoted.ini", "out = \"r.h5\"\n"},
     {"OutputInMissingDirectory", "--out=no_such_dir/x.h5", "no_such_dir"},
     {"OutputNotWritable", "--out=/sys/spatialsim.h5", "/sys"},
     {"DirectoryAsOutput", "--out=outdir", "out = \"outdir\" (from command line): is a directory", "", "",

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,10 +51,12 @@ TEST(IniFile, ParsesSectionsTopLevelCommentsAndEmptyValues) {
   EXPECT_EQ(entries[3].line, 9u);
 }
 
-TEST(IniFile, ValueKeepsEqualsSignsAndInlineHashes) {
-  const auto entries = parse_ini("[sweep]\nvary = model.depth=2,4 # not a comment\n", "x");
-  ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].value, "model.depth=2,4 # not a comment");
+// A '#' or ';' inside a value, not after a blank, is part of it (a file name may hold one).
+TEST(IniFile, ValueKeepsEqualsSignsAndHashesInsideIt) {
+  const auto entries = parse_ini("[sweep]\nvary = model.depth=2,4\nout = run#3;a.h5\n", "x");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].value, "model.depth=2,4");
+  EXPECT_EQ(entries[1].value, "run#3;a.h5");
 }
 
 TEST(IniFile, CrLfBomAndMissingFinalNewline) {
@@ -82,6 +85,10 @@ struct BadIni {
   std::string text;
   std::string message;
 };
+
+void PrintTo(const BadIni& c, std::ostream* os) {
+  *os << testing::PrintToString(c.text);  // escaped: the texts hold control bytes
+}
 
 class IniFileRejects : public testing::TestWithParam<BadIni> {};
 
@@ -114,16 +121,32 @@ INSTANTIATE_TEST_SUITE_P(
         BadIni{"a..b = 1\n",
                "run.ini:1: a key must be letters, digits, '_' or '-' (dots between parts allowed here), got "
                "\"a..b\""},
-        BadIni{"x\x01y = 1\n",
-               "run.ini:1: a key must be letters, digits, '_' or '-' (dots between parts allowed here), got "
-               "\"x\\x01y\""},
+        BadIni{"x\x01y = 1\n", "run.ini:1: control character \\x01 in the line: a config file is text"},
         BadIni{"model.depth = 4\n\xEF\xBB\xBFmodel.width = 8\n",
                "run.ini:2: a key must be letters, digits, '_' or '-' (dots between parts allowed here), got "
                "\"\\xef\\xbb\\xbfmodel.width\""},
         BadIni{
             "[m\xff]\n",
             "run.ini:1: a section name must be letters, digits, '_' or '-' (no nesting), got \"[m\\xff]\""},
-        BadIni{"]\n", "run.ini:1: expected \"key = value\", \"[section]\" or a comment, got \"]\""}));
+        BadIni{"]\n", "run.ini:1: expected \"key = value\", \"[section]\" or a comment, got \"]\""},
+        // A comment after a value would become part of it: a file named "r.h5   # results" was written.
+        BadIni{"out = r.h5   # results\n",
+               "run.ini:1: out: comments are full-line only, and \"r.h5   # results\" would keep this one as "
+               "part of the value; put it on a line of its own"},
+        BadIni{"[model]\ndepth = 4\t; four\n",
+               "run.ini:2: model.depth: comments are full-line only, and \"4\\x09; four\" would keep this "
+               "one as "
+               "part of the value; put it on a line of its own"},
+        // Values are verbatim: quotes would be part of a file name.
+        BadIni{"out = \"r.h5\"\n", "run.ini:1: out: values are verbatim, without quotes: write r.h5"},
+        BadIni{"[model]\nactivation = 'relu'\n",
+               "run.ini:2: model.activation: values are verbatim, without quotes: write relu"},
+        // A NUL or another control byte: the value would be cut at the NUL where it is used as a C string
+        // (a trace path "o.h5\\0x" overwrote the results file o.h5).
+        BadIni{std::string("chrome_trace = o.h5\0x\n", 22),
+               "run.ini:1: control character \\x00 in the line: a config file is text"},
+        BadIni{"[model]\ndepth = 4\x1b\n",
+               "run.ini:2: control character \\x1b in the line: a config file is text"}));
 
 TEST(IniFile, ApplySetsOriginsWithLineNumbers) {
   sim::Config c;
