@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
+#include "cli/run_options.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ int run_main(int argc, char** argv) {
   // in one line like any failed write ("File too large"), --help's and --list's output included.
   std::signal(SIGXFSZ, SIG_IGN);
   try {
-    const cli::Invocation inv = cli::parse_command_line(argc, argv);
+    cli::Invocation inv = cli::parse_command_line(argc, argv);
     switch (inv.action) {
       case cli::Invocation::Action::kHelp:
         cli::print_help(std::cout, inv.command);
@@ -57,6 +58,7 @@ int run_main(int argc, char** argv) {
     }
     // Before any output is opened: an interrupted run removes its partial files (analysis/output_guard.h).
     analysis::install_interrupt_handlers();
+    cli::let_command_line_widths_replace_file_shape(inv.config);
     const auto command = cli::CommandRegistry::create(inv.command, inv.config);
     cli::reject_unread_options(*command, inv.command, inv.config);
     cli::reject_clashing_outputs(*command, inv.config, inv.config_files);

@@ -63,11 +63,13 @@ ModelSpec model_from_config(const sim::Config& config) {
   if (m.kind == ModelKind::reversible) {
     m.widths = reversible::coupling_widths_from_config(config);
   } else if (widths_given(config)) {
-    for (const char* k : {"model.inputs", "model.width", "model.depth", "model.outputs"}) {
+    for (const char* k : kShapeOptions) {
       if (config.is_explicit(k))
-        config.fail(
-            k,
-            "cannot be combined with model.widths; give either model.widths or inputs/width/depth/outputs");
+        config.fail(k, "cannot be combined with model.widths" +
+                           (config.origin("model.widths") == config.origin(k)
+                                ? std::string()
+                                : " (from " + config.origin("model.widths") + ")") +
+                           "; give either model.widths or inputs/width/depth/outputs");
     }
     for (std::uint64_t w : config.get_positive_list("model.widths")) {
       if (w > 0xFFFFFFFFull) config.fail("model.widths", "widths must fit in 32 bits");

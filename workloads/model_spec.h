@@ -60,6 +60,10 @@ inline constexpr std::uint64_t kMaxLayers = 100000;
 // Whether model.widths gives the model: anything in it but blanks (its elements are trimmed, so " " is an
 // empty list, which leaves the model to inputs/width/depth/outputs as "" does).
 bool widths_given(const sim::Config& config);
+// The options that give an MLP's widths the other way, as d_0, a hidden width, L and d_L: an alternative to
+// model.widths, never combined with it.
+inline constexpr const char* kShapeOptions[] = {"model.inputs", "model.width", "model.depth",
+                                                "model.outputs"};
 
 // An MLP's L, read the way model_from_config reads it (model.widths, else model.depth in 1..kMaxLayers),
 // for components that need only the depth: the schedules that size their plans by it, which

@@ -120,6 +120,28 @@ TEST_F(RunCommandTest, ConditionalOptionsFromAConfigFileAreAccepted) {
             0);
 }
 
+// The command line overrides the files: model.widths given there replaces a file's inputs/width/depth/
+// outputs (it was refused as "cannot be combined", and the only way out was to edit the file). The other
+// way round, a file's model.widths against a command line's model.depth, stays refused, naming where
+// the widths came from: replacing them would run the default widths the user never asked for.
+TEST_F(RunCommandTest, ModelWidthsOnTheCommandLineReplaceAFilesShape) {
+  std::ofstream(path("shape.ini")) << "[model]\ndepth = 3\nwidth = 5\n";
+  const BinaryRun r = run("--config=shape.ini --model.widths=6,7,8 --sim.arith=none --out=shape.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("model   widths 6,7,8 (2 layers)\n", 0), 0u) << r.out;
+
+  std::ofstream(path("widths.ini")) << "[model]\nwidths = 6,7,8\n";
+  const BinaryRun refused = run("--config=widths.ini --model.depth=5 --sim.arith=none --out=depth.h5");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(
+      refused.err,
+      "spatialsim: error: model.depth = \"5\" (from command line): cannot be combined with model.widths "
+      "(from widths.ini:2); give either model.widths or inputs/width/depth/outputs\n");
+  EXPECT_FALSE(std::filesystem::exists(path("depth.h5")));
+  // Both forms in one place are refused as before.
+  EXPECT_EQ(run("--model.widths=6,7,8 --model.depth=5 --sim.arith=none").exit_code, 2);
+}
+
 TEST_F(RunCommandTest, EveryScheduleGetsItsGroup) {
   const BinaryRun r = run("--schedule=forward,backprop --out=two.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
