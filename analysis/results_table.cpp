@@ -142,6 +142,39 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
       << format_number(s.prices.flop_pj) << " pJ/flop\n";
 }
 
+void write_settings_line(std::ostream& out, const sim::Config& config) {
+  // A config file's values are counted, not listed (a file such as seed-grid.ini sets two dozen, the
+  // widths alone 170 characters): the file names them, and the results file's config_set lists each.
+  // Values from anywhere else (the command line) are listed.
+  std::vector<std::pair<std::string, std::size_t>> files;  // in order of first appearance
+  std::vector<std::string> listed;
+  for (const std::string& key : config.keys()) {
+    const std::string& origin = config.origin(key);
+    if (origin == "default") continue;
+    const auto colon = origin.rfind(':');
+    const bool file_line = colon != std::string::npos && colon + 1 < origin.size() &&
+                           origin.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    if (!file_line) {
+      listed.push_back(key + " = " + config.raw(key) + " (" + origin + ")");
+      continue;
+    }
+    const std::string file = origin.substr(0, colon);
+    auto it = std::find_if(files.begin(), files.end(), [&](const auto& f) { return f.first == file; });
+    if (it == files.end())
+      files.emplace_back(file, 1);
+    else
+      ++it->second;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [file, count] : files)
+    parts.push_back(file + " (" + std::to_string(count) + (count == 1 ? " option)" : " options)"));
+  parts.insert(parts.end(), listed.begin(), listed.end());
+  out << "set     "
+      << (parts.empty() ? "nothing: every option at its default (configs/default.ini)"
+                        : sim::joined(parts, "; "))
+      << "\n";
+}
+
 const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& results,
                                      const std::string& schedule) {
   for (const auto& r : results)

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/config.h"
 #include "sim/energy_prices.h"
 #include "workloads/run_setup.h"
 #include "workloads/training_run.h"
@@ -42,6 +43,9 @@ std::string format_ratio(double numerator, double denominator);
 // "model", "grid", "step", "arith" and "energy" lines: widths, grid WxH and topology, block and
 // placement, tokens and wavefronts, arithmetic and seed, energy preset and the prices used.
 void write_setup_header(std::ostream& out, const workloads::RunSetup& setup);
+// The "set" line: what changed the defaults, so that a printed table says what made it: each config
+// file with how many options it set, then every option set elsewhere (the command line) with its value.
+void write_settings_line(std::ostream& out, const sim::Config& config);
 
 // The result of `schedule` among `results`, or nullptr.
 const workloads::RunResult* find_run(const std::vector<workloads::RunResult>& results,

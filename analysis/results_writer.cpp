@@ -85,6 +85,7 @@ std::string run_group(std::string_view schedule) {
 
 void write_config_attributes(Hdf5File& file, const sim::Config& config, std::string_view program_version) {
   for (const auto& key : config.keys()) file.set_attribute("/", "config." + key, config.raw(key));
+  file.set_attribute("/", "config_set", sim::joined(config.explicit_settings(), "\n"));
   file.set_attribute("/", "spatialsim_version", program_version);
   file.set_attribute("/", "blas", sim::blas_configuration());  // its kernels round fp32 products
 }

@@ -454,6 +454,8 @@ void SweepStore::write_final(const std::vector<SweepRow>& rows, const std::vecto
   const sim::Config& base = m_plan.base;
   for (const auto& key : base.keys())
     if (!key.starts_with("sweep.")) file.set_attribute("/sweep/config", key, base.raw(key));
+  // Where the values came from (no key of the configuration is named config_set).
+  file.set_attribute("/sweep/config", "config_set", sim::joined(base.explicit_settings(), "\n"));
   file.commit();
 }
 

@@ -210,6 +210,7 @@ class CompareCommand final : public Command {
     const std::vector<analysis::Verdict> verdicts = analysis::judge_schedules(results, scaling, baseline);
 
     analysis::write_setup_header(std::cout, setup);
+    analysis::write_settings_line(std::cout, config);
     std::cout << "compare: every schedule that runs on model.kind = " << workloads::name(setup.model.kind)
               << ": " << sim::joined(schedules) << "\n";
     for (const auto& why : left_out) std::cout << "compare: left out: " << why << '\n';

@@ -169,6 +169,7 @@ class RunCommand final : public Command {
     }
 
     analysis::write_setup_header(std::cout, setup);
+    analysis::write_settings_line(std::cout, config);
     if (baseline) std::cout << "ratios  to forward, counted for them alone (schedule has no forward)\n";
     std::cout << '\n';
     analysis::write_results_table(std::cout, results, forward, setup.prices);

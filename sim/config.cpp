@@ -16,10 +16,10 @@ namespace {
 
 // Values reach error messages verbatim from files and argv; escape them so that an error stays one line
 // and a terminal never sees raw control bytes. Long values are cut: the origin says where to look.
-std::string quoted(std::string_view value) {
+std::string quoted(std::string_view value, bool cut = true) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
-  const std::string_view shown = shown_part(value);
+  const std::string_view shown = cut ? shown_part(value) : value;
   for (const char ch : shown) {
     const auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
@@ -132,6 +132,14 @@ std::vector<std::string> Config::keys() const {
   std::vector<std::string> out;
   out.reserve(m_values.size());
   for (const auto& [k, _] : m_values) out.push_back(k);
+  return out;
+}
+
+std::vector<std::string> Config::explicit_settings() const {
+  std::vector<std::string> out;
+  for (const auto& [key, entry] : m_values)  // a std::map: in key order
+    if (entry.origin != "default")
+      out.push_back(key + " = " + quoted(entry.value, false) + " (from " + entry.origin + ")");
   return out;
 }
 

@@ -48,6 +48,9 @@ class Config {
   const std::string& raw(const std::string& key) const;
   const std::string& origin(const std::string& key) const;
   std::vector<std::string> keys() const;  // sorted
+  // Every value that did not come from the defaults, in key order, as `key = "value" (from ORIGIN)` (the
+  // form of an error's first part; the value escaped but never cut): what a user set, and where.
+  std::vector<std::string> explicit_settings() const;
 
   std::string get_string(const std::string& key) const { return raw(key); }
   std::int64_t get_int(const std::string& key) const;

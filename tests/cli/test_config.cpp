@@ -115,6 +115,21 @@ TEST(Config, DefaultRawIsTheBuiltInValueAValueReplaced) {
   EXPECT_EQ(c.default_raw("d.none"), nullptr);
 }
 
+// What the user set, and where: every value not from the defaults, in key order, as errors show them.
+TEST(Config, ExplicitSettingsNameValueAndOrigin) {
+  Config c;
+  c.set("b.x", "1", "default");
+  c.set("a.y", "2", "default");
+  EXPECT_EQ(c.explicit_settings(), std::vector<std::string>{});
+  c.set("b.x", "3", "run.ini:4");
+  c.set("c.z", "a \"b\"", "command line");
+  EXPECT_EQ(c.explicit_settings(), (std::vector<std::string>{"b.x = \"3\" (from run.ini:4)",
+                                                             "c.z = \"a \\\"b\\\"\" (from command line)"}));
+  const std::string long_value(200, '7');  // not cut, as an error's value is: the origin is no help here
+  c.set("d.w", long_value, "command line");
+  EXPECT_EQ(c.explicit_settings().back(), "d.w = \"" + long_value + "\" (from command line)");
+}
+
 TEST(Config, FailNamesKeyValueOriginAndWhatIsAccepted) {
   try {
     with("7").fail(kKey, "must be even");

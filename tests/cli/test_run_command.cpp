@@ -68,6 +68,28 @@ TEST_F(RunCommandTest, DefaultRunExitsZeroPrintsTheTableAndWritesTheFile) {
   EXPECT_FALSE(in.nameExists("/runs/checkpoint"));
   EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config.schedule"),
             "forward,backprop");
+  // Nothing set: the header and the file say so.
+  EXPECT_NE(r.out.find("\nset     nothing: every option at its default (configs/default.ini)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config_set"), "");
+}
+
+// Which config files and command-line options made a result: the header's `set` line names each config
+// file and lists what the command line set; the root attribute `config_set` lists every value that is not
+// the default, with its origin (the config.* attributes hold every value, but not where it came from).
+TEST_F(RunCommandTest, TheHeaderAndTheFileSayWhatWasSetAndWhere) {
+  std::ofstream(path("lr.ini")) << "[train]\nlr = 0.05\n";
+  const BinaryRun r = run("--config=lr.ini --model.depth=3 --out=set.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nset     lr.ini (1 option); model.depth = 3 (command line); out = set.h5 (command "
+                       "line)\n"),
+            std::string::npos)
+      << r.out;
+  H5::H5File in(path("set.h5"), H5F_ACC_RDONLY);
+  EXPECT_EQ(analysis::testing::read_string_attribute(in.openGroup("/"), "config_set"),
+            "model.depth = \"3\" (from command line)\nout = \"set.h5\" (from command line)\n"
+            "train.lr = \"0.05\" (from lr.ini:2)");
 }
 
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {
