@@ -88,10 +88,16 @@ def schedules(f, path, wanted=None):
 
 def run(main):
     """Runs a script's main(): an object or attribute that the documented layout has and the file lacks
-    (h5py's KeyError) is one line naming it, exit code 2, not a traceback."""
+    (a KeyError raised inside h5py) is one line naming it, exit code 2, not a traceback. A KeyError from the
+    script's own code is a bug, and keeps its traceback."""
     try:
         main()
     except KeyError as e:
+        frame = e.__traceback__
+        while frame.tb_next is not None:
+            frame = frame.tb_next
+        if "h5py" not in frame.tb_frame.f_code.co_filename:
+            raise
         where = f"{_opened[-1]}: " if _opened else ""
         what = e.args[0] if e.args else e
         fail(f"{where}{what}: the file lacks what the plot reads (not a complete file of spatialsim; "
