@@ -61,22 +61,25 @@ std::string shown(std::string_view text) {
 }
 
 // Values are verbatim (no quotes, no escapes, comments on lines of their own), so what would be a comment
-// or quotes in another INI dialect would become part of the value: for a file name, silently. Refused.
+// or quotes in another INI dialect would become part of the value: for a file name, silently. Refused: a
+// '#' after a blank, and quotes around the value. A ';' is kept: it separates sweep.vary's keys.
 void check_verbatim(std::string_view value, const std::string& source, std::size_t line_no,
                     const std::string& key) {
   for (std::size_t i = 1; i < value.size(); ++i) {
     const bool blank_before = value[i - 1] == ' ' || value[i - 1] == '\t';
-    if (blank_before && (value[i] == '#' || value[i] == ';'))
+    if (blank_before && value[i] == '#')
       fail_at(source, line_no, key,
               key + ": comments are full-line only, and " + shown(value) +
                   " would keep this one as part of the value; put it on a line of its own");
   }
   const bool quoted =
       value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front();
-  if (quoted)
+  if (quoted) {
+    const std::string_view inside = value.substr(1, value.size() - 2);
     fail_at(source, line_no, key,
-            key + ": values are verbatim, without quotes: write " +
-                std::string(value.substr(1, value.size() - 2)));
+            key + ": values are verbatim, without quotes: " +
+                (inside.empty() ? "leave the value empty (" + key + " =)" : "write " + std::string(inside)));
+  }
 }
 
 }  // namespace

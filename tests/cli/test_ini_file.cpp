@@ -51,11 +51,13 @@ TEST(IniFile, ParsesSectionsTopLevelCommentsAndEmptyValues) {
   EXPECT_EQ(entries[3].line, 9u);
 }
 
-// A '#' or ';' inside a value, not after a blank, is part of it (a file name may hold one).
-TEST(IniFile, ValueKeepsEqualsSignsAndHashesInsideIt) {
-  const auto entries = parse_ini("[sweep]\nvary = model.depth=2,4\nout = run#3;a.h5\n", "x");
+// A '#' not after a blank is part of the value (a file name may hold one), and so is a ';' anywhere:
+// sweep.vary separates its keys with it, blanks around it allowed.
+TEST(IniFile, ValueKeepsEqualsSignsHashesAndSemicolons) {
+  const auto entries =
+      parse_ini("[sweep]\nvary = model.depth=2,4 ; step.tokens=64,128\nout = run#3;a.h5\n", "x");
   ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[0].value, "model.depth=2,4");
+  EXPECT_EQ(entries[0].value, "model.depth=2,4 ; step.tokens=64,128");
   EXPECT_EQ(entries[1].value, "run#3;a.h5");
 }
 
@@ -133,14 +135,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadIni{"out = r.h5   # results\n",
                "run.ini:1: out: comments are full-line only, and \"r.h5   # results\" would keep this one as "
                "part of the value; put it on a line of its own"},
-        BadIni{"[model]\ndepth = 4\t; four\n",
-               "run.ini:2: model.depth: comments are full-line only, and \"4\\x09; four\" would keep this "
-               "one as "
-               "part of the value; put it on a line of its own"},
+        BadIni{"[model]\ndepth = 4\t# four\n",
+               "run.ini:2: model.depth: comments are full-line only, and \"4\\x09# four\" would keep this "
+               "one as part of the value; put it on a line of its own"},
         // Values are verbatim: quotes would be part of a file name.
         BadIni{"out = \"r.h5\"\n", "run.ini:1: out: values are verbatim, without quotes: write r.h5"},
         BadIni{"[model]\nactivation = 'relu'\n",
                "run.ini:2: model.activation: values are verbatim, without quotes: write relu"},
+        BadIni{"out = \"\"\n",
+               "run.ini:1: out: values are verbatim, without quotes: leave the value empty (out =)"},
         // A NUL or another control byte: the value would be cut at the NUL where it is used as a C string
         // (a trace path "o.h5\\0x" overwrote the results file o.h5).
         BadIni{std::string("chrome_trace = o.h5\0x\n", 22),
