@@ -143,9 +143,10 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
 }
 
 void write_settings_line(std::ostream& out, const sim::Config& config) {
-  // A config file's values are counted, not listed (a file such as seed-grid.ini sets two dozen, the
-  // widths alone 170 characters): the file names them, and the results file's config_set lists each.
-  // Values from anywhere else (the command line) are listed.
+  // A config file's values in effect are counted, not listed (a file such as seed-grid.ini sets two
+  // dozen, the widths alone 170 characters): the file names them, and the results file's config_set lists
+  // each. A file whose every value the command line overrode has none in effect and is not named. Values
+  // from anywhere else (the command line) are listed, quoted and escaped, so that the line stays one.
   std::vector<std::pair<std::string, std::size_t>> files;  // in order of first appearance
   std::vector<std::string> listed;
   for (const std::string& key : config.keys()) {
@@ -155,7 +156,7 @@ void write_settings_line(std::ostream& out, const sim::Config& config) {
     const bool file_line = colon != std::string::npos && colon + 1 < origin.size() &&
                            origin.find_first_not_of("0123456789", colon + 1) == std::string::npos;
     if (!file_line) {
-      listed.push_back(key + " = " + config.raw(key) + " (" + origin + ")");
+      listed.push_back(key + " = " + sim::quoted_value(config.raw(key)) + " (" + origin + ")");
       continue;
     }
     const std::string file = origin.substr(0, colon);
@@ -167,7 +168,8 @@ void write_settings_line(std::ostream& out, const sim::Config& config) {
   }
   std::vector<std::string> parts;
   for (const auto& [file, count] : files)
-    parts.push_back(file + " (" + std::to_string(count) + (count == 1 ? " option)" : " options)"));
+    parts.push_back(file + " (" + std::to_string(count) + (count == 1 ? " option" : " options") +
+                    " in effect)");
   parts.insert(parts.end(), listed.begin(), listed.end());
   out << "set     "
       << (parts.empty() ? "nothing: every option at its default (configs/default.ini)"

@@ -135,6 +135,10 @@ std::vector<std::string> Config::keys() const {
   return out;
 }
 
+std::string quoted_value(std::string_view value) {
+  return quoted(value, false);
+}
+
 std::vector<std::string> Config::explicit_settings() const {
   std::vector<std::string> out;
   for (const auto& [key, entry] : m_values)  // a std::map: in key order

@@ -36,6 +36,10 @@ class ConfigError : public std::runtime_error {
   std::string m_key;
 };
 
+// `value` in double quotes, with quotes, backslashes and control bytes escaped (\", \\, \xNN), never cut:
+// a value as one line of text, whatever it holds.
+std::string quoted_value(std::string_view value);
+
 class Config {
  public:
   void set(const std::string& key, std::string value, std::string origin);

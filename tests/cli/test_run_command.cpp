@@ -82,8 +82,8 @@ TEST_F(RunCommandTest, TheHeaderAndTheFileSayWhatWasSetAndWhere) {
   std::ofstream(path("lr.ini")) << "[train]\nlr = 0.05\n";
   const BinaryRun r = run("--config=lr.ini --model.depth=3 --out=set.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\nset     lr.ini (1 option); model.depth = 3 (command line); out = set.h5 (command "
-                       "line)\n"),
+  EXPECT_NE(r.out.find("\nset     lr.ini (1 option in effect); model.depth = \"3\" (command line); out = "
+                       "\"set.h5\" (command line)\n"),
             std::string::npos)
       << r.out;
   H5::H5File in(path("set.h5"), H5F_ACC_RDONLY);
