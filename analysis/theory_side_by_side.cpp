@@ -284,8 +284,8 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
                 ? ", the last of " + std::to_string(wavefronts.back()) +
                       (wavefronts.back() == 1 ? " token" : " tokens")
                 : std::string())
-        << ", full needs 2L - 1 = " << 2 * layers.size() - 1 << "): " << format_number(filled - full)
-        << " -> " << format_number(filled) << "\n";
+        << ", full needs 2L - 1 = " << 2 * layers.size() - 1
+        << " full ones): " << format_number(filled - full) << " -> " << format_number(filled) << "\n";
     // In cycles a layer-latency is its hops only when nothing else takes time; then the placement's
     // chains give it exactly, and the injection interval can be set against it.
     const bool hops_only = setup.timing.link_bytes_per_cycle == 0 && setup.timing.flops_per_cycle == 0;

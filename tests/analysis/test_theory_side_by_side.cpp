@@ -100,7 +100,7 @@ TEST(TheorySideBySide, FullFormNeeds2LMinusOneWavefrontsForAnyDepth) {
   const workloads::RunSetup setup = workloads::setup_from_config(config);
   std::ostringstream out;
   write_theory_side_by_side(out, config, setup, {workloads::run_schedule(setup, config, "backprop")});
-  EXPECT_NE(out.str().find("full needs 2L - 1 = 7)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("full needs 2L - 1 = 7 full ones)"), std::string::npos) << out.str();
 }
 
 // MODEL.md section 9's byte-hops, b (d + k) sqrt(n) per layer, and the terms it leaves out, each counted
