@@ -14,7 +14,7 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
-#include "cli/run_options.h"
+#include "cli/model_shape_precedence.h"
 
 namespace {
 

@@ -101,15 +101,4 @@ void refuse_ignored_option(const sim::Config& config, const std::string& key, co
   config.fail(key, ignored.why + "; remove it or " + ignored.fix);
 }
 
-void let_command_line_widths_replace_file_shape(sim::Config& config) {
-  if (!config.has("model.widths") || config.origin("model.widths") != "command line" ||
-      !workloads::widths_given(config))
-    return;
-  for (const char* key : workloads::kShapeOptions) {
-    const std::string* default_value = config.default_raw(key);
-    if (config.is_explicit(key) && config.origin(key) != "command line" && default_value != nullptr)
-      config.set(key, *default_value, "default");
-  }
-}
-
 }  // namespace spatialsim::cli

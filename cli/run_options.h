@@ -39,12 +39,6 @@ std::optional<IgnoredOption> why_a_run_ignores(const sim::Config& config,
                                                const std::vector<std::string>& schedules,
                                                const std::string& key);
 
-// The command line overrides the files, also across the two ways of giving an MLP's widths: model.widths
-// set on the command line replaces model.inputs/width/depth/outputs that config files set (they are put
-// back to their defaults). The other way round stays an error (workloads::model_from_config names both
-// origins): a file's model.widths replaced by --model.depth would run default widths nobody asked for.
-void let_command_line_widths_replace_file_shape(sim::Config& config);
-
 // Throws the error for `key`, which a run ignores: its value and where it came from (sim::Config::fail:
 // `fg.tangents = "2" (from run.ini:3): `), then `WHY; remove it or FIX`.
 [[noreturn]] void refuse_ignored_option(const sim::Config& config, const std::string& key,
