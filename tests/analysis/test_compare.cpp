@@ -90,6 +90,21 @@ TEST(Compare, SeedTestNeedsSlopeAtMostThresholdAndByteHopsWithin33Percent) {
   EXPECT_NE(out.str().find("x backprop"), std::string::npos) << out.str();
 }
 
+// Both limits are "at most": a slope of exactly 1.25 and byte-hops of exactly 4/3 of the baseline meet the
+// test (a '<' in either survived every other test). 400 / 300 and 4.0 / 3.0 are the same double, and so
+// are the fitted slope of {1, 32} over L = {1, 16}, ln 32 / ln 16, and 1.25.
+TEST(Compare, TheLimitsThemselvesMeetTheTest) {
+  const std::vector<workloads::RunResult> results{result("backprop", 150, 150),
+                                                  result("at_limits", 200, 200)};
+  const std::vector<InflightScaling> scaling{fit_inflight_scaling("backprop", {4, 8}, {16, 64}),
+                                             fit_inflight_scaling("at_limits", {1, 16}, {1, 32})};
+  const std::vector<Verdict> v = judge_schedules(results, scaling, byte_hops_baseline(results));
+  ASSERT_EQ(v.size(), 2u);
+  ASSERT_EQ(*v[1].inflight_slope, kInflightSlopeThreshold);
+  ASSERT_EQ(v[1].byte_hops_ratio, kByteHopsAllowance);
+  EXPECT_EQ(v[1].outcome, TestOutcome::meets) << v[1].reason;
+}
+
 // A falling in-flight term is within the threshold, and its reason does not call it ~L (split-fg's
 // per-token in-flight fell with L under timed compute and read "in-flight ~L (slope -0.69 <= 1.25)").
 TEST(Compare, AFallingInflightTermIsAtMostL) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/analysis/test_sweep_support.h"
@@ -147,6 +148,22 @@ TEST(SweepPlan, DepthSweepKeepsThePipelineFull) {
   EXPECT_EQ(plan.points[2].setup.tokens, 128u);
   EXPECT_TRUE(plan.points[2].tokens_raised);
   EXPECT_EQ(plan.points[2].config.raw("step.tokens"), "128");
+}
+
+// G >= 2L - 1 wavefronts fill the pipeline (layer 0's stash lives 2L - 1 layer-latencies), a smaller last
+// wavefront counting as one: G = 7 fills L = 4, G = 6 does not (a check of G >= 2L survived every other
+// test).
+TEST(SweepPlan, PipelineFullFromTwoLMinusOneWavefronts) {
+  for (const auto& [tokens, full] : std::vector<std::pair<const char*, bool>>{
+           {"28", true}, {"25", true}, {"24", false}, {"21", false}}) {  // T_g = 4: G = 7, 7, 6, 6
+    sim::Config config = small_sweep_config("model.depth=4", "backprop");
+    config.set("model.depth", "4", "test");
+    config.set("step.tokens", tokens, "test");
+    config.set("step.wavefront", "4", "test");
+    const workloads::RunSetup setup = workloads::setup_from_config(config);
+    ASSERT_EQ(setup.model.layers(), 4u);
+    EXPECT_EQ(pipeline_full(setup), full) << "step.tokens = " << tokens;
+  }
 }
 
 TEST(SweepPlan, TokensTheUserFixedAreLeftAlone) {

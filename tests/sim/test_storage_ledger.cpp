@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
+#include "sim/counters.h"
 #include "sim/storage_ledger.h"
 
 namespace spatialsim::sim {
@@ -82,6 +85,37 @@ TEST(StorageLedger, RecordsOverflowPerTileWithItsLargestExcess) {
 // written in that cycle; whatever order the writes of that cycle came in (they happen together). It was
 // the last category written: weights that alone exceeded the capacity were reported as `optimizer` when
 // Adam's moments were recorded after them in the same cycle (found by an audit).
+// Writes that alone would leave the tile exactly at its capacity do not take it over: with 40 bytes of
+// capacity, 40 of weights and 80 of optimizer state in one cycle, the optimizer's is the cause (a '>=' in
+// the test put it down to the weights).
+TEST(StorageLedger, WritesThatAloneReachTheCapacityExactlyDoNotCauseTheOverflow) {
+  StorageLedger ledger(1, 40);
+  ledger.add(0, StorageCategory::weights, 40, 0);
+  ledger.add(0, StorageCategory::optimizer, 80, 0);
+  ledger.finish(1);
+  ASSERT_EQ(ledger.overflows().size(), 1u);
+  EXPECT_EQ(ledger.overflows()[0].category, StorageCategory::optimizer);
+  EXPECT_EQ(ledger.overflows()[0].excess_bytes, 80u);
+}
+
+// The in-flight integral is reported up to 2^62 - 1 byte-cycles; 2^62 itself is past the limit (a '>' in
+// the check returned it).
+TEST(StorageLedger, AnIntegralOfTwoToTheSixtyTwoIsPastTheLimit) {
+  {
+    StorageLedger ledger(1, 0);
+    ledger.add(0, StorageCategory::stash, std::uint64_t{1} << 31, 0);
+    ledger.finish(Cycle{1} << 31);  // 2^31 bytes for 2^31 cycles
+    EXPECT_THROW(ledger.byte_cycles(StorageCategory::stash), CountLimitError);
+  }
+  {
+    StorageLedger ledger(1, 0);
+    ledger.add(0, StorageCategory::stash, std::uint64_t{1} << 31, 0);
+    ledger.release(0, StorageCategory::stash, 1, (Cycle{1} << 31) - 1);  // one byte short in the last cycle
+    ledger.finish(Cycle{1} << 31);
+    EXPECT_EQ(ledger.byte_cycles(StorageCategory::stash), (std::uint64_t{1} << 62) - 1);
+  }
+}
+
 TEST(StorageLedger, AnOverflowIsPutDownToTheCategoryThatAloneWouldHaveCausedIt) {
   for (const bool weights_first : {true, false}) {
     StorageLedger ledger(1, 40);
