@@ -1,6 +1,7 @@
 #include "cli/command.h"
 
 #include "analysis/output_guard.h"
+#include "cli/command_line.h"
 
 namespace spatialsim::cli {
 
@@ -22,7 +23,7 @@ void reject_unread_options(const Command& command, const std::string& name, cons
   for (const std::string& key : config.keys()) {
     // Only the command line: a config file serves several commands (run, theory, sweep) and may set what
     // one of them does not read.
-    if (config.origin(key) == "command line" && !command.reads(key)) {
+    if (config.origin(key) == kCommandLineOrigin && !command.reads(key)) {
       // Say which commands do read it: the key may be right and the command wrong.
       std::vector<std::string> readers;
       for (const auto& other : CommandRegistry::names())

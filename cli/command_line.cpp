@@ -18,7 +18,6 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kDefaultCommand = "run";
-constexpr const char* kCommandLineOrigin = "command line";
 // Hidden option that collects stray positional words, so that they can be reported by name.
 constexpr const char* kPositional = "positional-argument";
 

@@ -22,6 +22,10 @@
 
 namespace spatialsim::cli {
 
+// The origin sim::Config records for a value given on the command line (docs/cli.md, "Layering"): the
+// commands tell what the user typed from what a config file set by it.
+inline constexpr const char* kCommandLineOrigin = "command line";
+
 struct Invocation {
   enum class Action { kExecute, kHelp, kList };
   Action action = Action::kExecute;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
 #include "sim/option_spec.h"
 #include "sim/text.h"
 #include "workloads/arithmetic.h"
@@ -20,7 +21,7 @@ bool selected(const std::vector<std::string>& schedules, const std::string& name
 
 // Given by the user for this run: on the command line, or as a sweep's value for the point.
 bool given_for_this_run(const sim::Config& config, const std::string& key) {
-  return config.origin(key) == "command line" || config.origin(key) == "sweep";
+  return config.origin(key) == kCommandLineOrigin || config.origin(key) == "sweep";
 }
 
 }  // namespace

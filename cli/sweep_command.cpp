@@ -262,7 +262,7 @@ class SweepCommand final : public Command {
   static std::string varied_by(const sim::Config& config, const analysis::SweepAxis& axis) {
     const std::string values = sim::joined(axis.values, ",");
     const std::string& vary_origin = config.origin("sweep.vary");
-    return vary_origin == "command line"
+    return vary_origin == kCommandLineOrigin
                ? "--vary " + axis.key + "=" + values
                : "sweep.vary (" + axis.key + "=" + values + ", from " + vary_origin + ")";
   }

@@ -143,7 +143,7 @@ std::vector<std::string> Config::explicit_settings() const {
   std::vector<std::string> out;
   for (const auto& [key, entry] : m_values)  // a std::map: in key order
     if (entry.origin != "default")
-      out.push_back(key + " = " + quoted(entry.value, false) + " (from " + entry.origin + ")");
+      out.push_back(key + " = " + quoted_value(entry.value) + " (from " + entry.origin + ")");
   return out;
 }
 
