@@ -48,5 +48,44 @@ TEST(ZigZag, SquareBlocksFormABandTwoBlocksTallWithOutputsOneHopFromTheNextLanes
     }
 }
 
+// Wide blocks (2 lanes x 3 columns) turn into each other: the fourth block, rotated to send its lanes
+// north, would land on the first block's last column. The expected layout is worked out by hand from the
+// rule in docs/model.md (entries one hop beyond the previous outputs; a block that overlaps an earlier one
+// steps further out along its lanes until clear), in coordinates before the final shift (x east, y south):
+//   block 0: anchor (0, 0), rows south, columns east, outputs on row 1: tiles x 0..2, y 0..1
+//   block 1: anchor (0, 2), rows east, columns south, outputs on row 1: x 0..1, y 2..4
+//   block 2: anchor (2, 2), rows south, columns east, outputs on row 0: x 2..4, y 2..3
+//   block 3: one hop north of block 2's outputs is (2, 1), rows east, columns north: x 2..3, y -1..1 would
+//            cover block 0's tiles (2, 0) and (2, 1); (2, 0) still covers (2, 0); (2, -1) is clear:
+//            x 2..3, y -3..-1, outputs on row 1
+//   block 4: anchor (4, -1), rows north, columns east, outputs on row 0: x 4..6, y -2..-1
+// Shifting by y + 3 gives the anchors below, a 7 x 8 grid.
+TEST(ZigZag, WideBlocksThatRunIntoAnEarlierBlockStepOutAlongTheirLanes) {
+  const auto zigzag = PlacementRegistry::create("zigzag", sim::Config{});
+  const Placement p = zigzag->place(std::vector<BlockShape>(5, BlockShape{2, 3}));
+  struct Expected {
+    sim::Coord anchor;
+    Step row_step, col_step;
+    bool outputs_at_first_row;
+  };
+  const Expected expected[] = {{{0, 3}, Step::south, Step::east, false},
+                               {{0, 5}, Step::east, Step::south, false},
+                               {{2, 5}, Step::south, Step::east, true},
+                               {{2, 2}, Step::east, Step::north, false},
+                               {{4, 2}, Step::north, Step::east, true}};
+  ASSERT_EQ(p.blocks.size(), 5u);
+  for (std::size_t l = 0; l < p.blocks.size(); ++l) {
+    const BlockLayout& b = p.blocks[l];
+    EXPECT_EQ(b.anchor.x, expected[l].anchor.x) << "layer " << l;
+    EXPECT_EQ(b.anchor.y, expected[l].anchor.y) << "layer " << l;
+    EXPECT_EQ(b.row_step, expected[l].row_step) << "layer " << l;
+    EXPECT_EQ(b.col_step, expected[l].col_step) << "layer " << l;
+    EXPECT_EQ(b.outputs_at_first_row, expected[l].outputs_at_first_row) << "layer " << l;
+    EXPECT_FALSE(b.lanes_enter_at_last_col) << "layer " << l;
+  }
+  EXPECT_EQ(p.width, 7u);
+  EXPECT_EQ(p.height, 8u);
+}
+
 }  // namespace
 }  // namespace spatialsim::mappings
