@@ -18,21 +18,9 @@
 
 namespace spatialsim::mappings {
 
-enum class Step : std::uint8_t { east, west, south, north };
-
-constexpr sim::Coord unit(Step s) {
-  switch (s) {
-    case Step::east:
-      return {1, 0};
-    case Step::west:
-      return {-1, 0};
-    case Step::south:
-      return {0, 1};
-    case Step::north:
-      return {0, -1};
-  }
-  return {0, 0};
-}
+// A block's rows and columns run along the grid's compass directions.
+using Step = sim::Direction;
+using sim::unit;
 
 struct BlockLayout {
   std::uint32_t rows = 1;  // r: ranges of d_in (lanes)

@@ -40,6 +40,21 @@ struct Coord {
   bool operator==(const Coord&) const = default;
 };
 
+// One hop in direction d: x grows eastward, y southward.
+constexpr Coord unit(Direction d) {
+  switch (d) {
+    case Direction::east:
+      return {1, 0};
+    case Direction::west:
+      return {-1, 0};
+    case Direction::south:
+      return {0, 1};
+    case Direction::north:
+      return {0, -1};
+  }
+  return {0, 0};
+}
+
 // Why a width x height grid cannot be built (more than Grid::kMaxTiles tiles), or "" if it can.
 std::string grid_size_problem(std::uint64_t width, std::uint64_t height);
 
