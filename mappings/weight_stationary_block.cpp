@@ -176,12 +176,7 @@ ValuesPtr<T> WeightStationaryBlock<T>::output_values(const TileSlice& t, const s
                                                      bool nonlinear, StashState* stash,
                                                      std::uint32_t j) const {
   sim::Matrix<T> z = sum;
-  if (m_spec.has_bias) {
-    for (std::uint32_t r = 0; r < z.rows(); ++r) {
-      T* row = z.row(r);
-      for (std::uint32_t c = 0; c < z.cols(); ++c) row[c] += t.bias[c];
-    }
-  }
+  if (m_spec.has_bias) sim::add_to_rows(z, 0, z.rows(), t.bias.data());
   sim::Matrix<T> out = z;
   if (nonlinear) {
     T* v = out.data();

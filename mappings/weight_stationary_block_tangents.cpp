@@ -35,10 +35,7 @@ void WeightStationaryBlock<T>::finish_tangent_column(sim::Engine& engine, PassSt
         } else {
           m_tangent_source->fill_bias(m_spec.layer, s - 1, J, db.data());
         }
-        for (std::uint32_t r = 0; r < n; ++r) {
-          T* row = out.row(s * n + r);
-          for (std::uint32_t c = 0; c < J.size; ++c) row[c] += db[c];
-        }
+        sim::add_to_rows(out, s * n, n, db.data());
       }
     }
     if (nonlinear) {

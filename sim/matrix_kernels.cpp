@@ -69,11 +69,22 @@ void multiply_a_bt(const Matrix<T>& a, const Matrix<T>& b, Matrix<T>& c) {
        to_int(a.cols()), b.data(), to_int(b.cols()), T{0}, c.data(), to_int(c.cols()));
 }
 
+template <typename T>
+void add_to_rows(Matrix<T>& m, std::uint32_t first, std::uint32_t count, const T* v) {
+  if (std::uint64_t{first} + count > m.rows()) throw std::logic_error("add_to_rows: rows past the matrix");
+  for (std::uint32_t r = first; r < first + count; ++r) {
+    T* row = m.row(r);
+    for (std::uint32_t c = 0; c < m.cols(); ++c) row[c] += v[c];
+  }
+}
+
 template void multiply(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
 template void multiply(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
 template void multiply_add_at_b(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
 template void multiply_add_at_b(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
 template void multiply_a_bt(const Matrix<float>&, const Matrix<float>&, Matrix<float>&);
 template void multiply_a_bt(const Matrix<double>&, const Matrix<double>&, Matrix<double>&);
+template void add_to_rows(Matrix<float>&, std::uint32_t, std::uint32_t, const float*);
+template void add_to_rows(Matrix<double>&, std::uint32_t, std::uint32_t, const double*);
 
 }  // namespace spatialsim::sim
