@@ -4,19 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include <initializer_list>
 #include <stdexcept>
+
+#include "tests/matrix_of.h"
 
 namespace spatialsim::sim {
 namespace {
 
-template <typename T>
-Matrix<T> make(std::uint32_t rows, std::uint32_t cols, std::initializer_list<T> values) {
-  Matrix<T> m(rows, cols);
-  std::uint32_t i = 0;
-  for (const T v : values) m.data()[i++] = v;
-  return m;
-}
+using testing_support::matrix_of;
 
 template <typename T>
 class MatrixKernels : public ::testing::Test {};
@@ -26,22 +21,22 @@ TYPED_TEST_SUITE(MatrixKernels, Precisions);
 // a = [1 2 3; 4 5 6] (2x3), b = [1 0; 0 1; 2 -1] (3x2): a b = [7 -1; 16 -1].
 TYPED_TEST(MatrixKernels, MultiplyIsTheRowByColumnProduct) {
   using T = TypeParam;
-  const auto a = make<T>(2, 3, {1, 2, 3, 4, 5, 6});
-  const auto b = make<T>(3, 2, {1, 0, 0, 1, 2, -1});
+  const auto a = matrix_of<T>(2, 3, {1, 2, 3, 4, 5, 6});
+  const auto b = matrix_of<T>(3, 2, {1, 0, 0, 1, 2, -1});
   Matrix<T> c(5, 5);  // resized by the kernel
   multiply(a, b, c);
-  EXPECT_EQ(c, make<T>(2, 2, {7, -1, 16, -1}));
+  EXPECT_EQ(c, matrix_of<T>(2, 2, {7, -1, 16, -1}));
   EXPECT_THROW(multiply(a, a, c), std::logic_error);
 }
 
 // a^T b with a = [1 2 3; 4 5 6] (2x3) and b = [1 1; 2 0] (2x2): a^T b = [9 1; 12 2; 15 3], added to c = 1.
 TYPED_TEST(MatrixKernels, MultiplyAddATransposeBAccumulates) {
   using T = TypeParam;
-  const auto a = make<T>(2, 3, {1, 2, 3, 4, 5, 6});
-  const auto b = make<T>(2, 2, {1, 1, 2, 0});
-  auto c = make<T>(3, 2, {1, 1, 1, 1, 1, 1});
+  const auto a = matrix_of<T>(2, 3, {1, 2, 3, 4, 5, 6});
+  const auto b = matrix_of<T>(2, 2, {1, 1, 2, 0});
+  auto c = matrix_of<T>(3, 2, {1, 1, 1, 1, 1, 1});
   multiply_add_at_b(a, b, c);
-  EXPECT_EQ(c, make<T>(3, 2, {10, 2, 13, 3, 16, 4}));
+  EXPECT_EQ(c, matrix_of<T>(3, 2, {10, 2, 13, 3, 16, 4}));
   Matrix<T> wrong(2, 2);
   EXPECT_THROW(multiply_add_at_b(a, b, wrong), std::logic_error);
 }
@@ -49,20 +44,20 @@ TYPED_TEST(MatrixKernels, MultiplyAddATransposeBAccumulates) {
 // a b^T with a = [1 2 3; 4 5 6] (2x3) and b = [1 0 1] (1x3): [4; 10].
 TYPED_TEST(MatrixKernels, MultiplyABTransposeTakesBsRowsAsColumns) {
   using T = TypeParam;
-  const auto a = make<T>(2, 3, {1, 2, 3, 4, 5, 6});
-  const auto b = make<T>(1, 3, {1, 0, 1});
+  const auto a = matrix_of<T>(2, 3, {1, 2, 3, 4, 5, 6});
+  const auto b = matrix_of<T>(1, 3, {1, 0, 1});
   Matrix<T> c;
   multiply_a_bt(a, b, c);
-  EXPECT_EQ(c, make<T>(2, 1, {4, 10}));
+  EXPECT_EQ(c, matrix_of<T>(2, 1, {4, 10}));
 }
 
 // Only the rows named change: rows 1 and 2 of a 4x3 matrix of ones gain v = [1 2 3].
 TYPED_TEST(MatrixKernels, AddToRowsTouchesOnlyTheRowsNamed) {
   using T = TypeParam;
-  Matrix<T> m = make<T>(4, 3, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  Matrix<T> m = matrix_of<T>(4, 3, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   const T v[] = {1, 2, 3};
   add_to_rows(m, 1, 2, v);
-  EXPECT_EQ(m, make<T>(4, 3, {1, 1, 1, 2, 3, 4, 2, 3, 4, 1, 1, 1}));
+  EXPECT_EQ(m, matrix_of<T>(4, 3, {1, 1, 1, 2, 3, 4, 2, 3, 4, 1, 1, 1}));
   add_to_rows(m, 4, 0, v);  // an empty range at the end is allowed
   EXPECT_THROW(add_to_rows(m, 3, 2, v), std::logic_error);
 }

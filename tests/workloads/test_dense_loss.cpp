@@ -2,6 +2,7 @@
 // fails), gradients against central differences, numerical stability, and input validation.
 #include <gtest/gtest.h>
 
+#include "tests/matrix_of.h"
 #include "tests/test_names.h"
 
 #include <cmath>
@@ -17,11 +18,8 @@ namespace {
 
 using Mat = sim::Matrix<double>;
 
-Mat make(std::uint32_t rows, std::uint32_t cols, std::initializer_list<double> values) {
-  Mat m(rows, cols);
-  std::copy(values.begin(), values.end(), m.data());
-  return m;
-}
+// Matrices written out row by row.
+constexpr auto make = &testing_support::matrix_of<double>;
 
 TEST(Loss, MseIsHalfSquaredErrorMeanOverTokens) {
   // Token 0 residual (1, -2): 1/2 * 5 = 2.5. Token 1 residual (0, 3): 1/2 * 9 = 4.5. Mean: 3.5.

@@ -3,8 +3,6 @@
 // directional derivative) against both the gradient and a central difference along the direction.
 #include <gtest/gtest.h>
 
-#include "tests/test_names.h"
-
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -13,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/matrix_of.h"
+#include "tests/test_names.h"
 #include "workloads/reference/dense_mlp.h"
 #include "workloads/reference/finite_difference.h"
 
@@ -22,11 +22,8 @@ namespace {
 using mappings::Activation;
 using Mat = sim::Matrix<double>;
 
-Mat make(std::uint32_t rows, std::uint32_t cols, std::initializer_list<double> values) {
-  Mat m(rows, cols);
-  std::copy(values.begin(), values.end(), m.data());
-  return m;
-}
+// Matrices written out row by row.
+constexpr auto make = &testing_support::matrix_of<double>;
 
 void expect_matrix_near(const Mat& actual, const Mat& expected, double tolerance) {
   ASSERT_EQ(actual.rows(), expected.rows());

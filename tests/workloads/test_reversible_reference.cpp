@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/matrix_of.h"
 #include "tests/test_names.h"
 #include "workloads/reference/dense_reversible.h"
 #include "workloads/reference/finite_difference.h"
@@ -19,11 +20,8 @@ namespace {
 using mappings::Activation;
 using Mat = sim::Matrix<double>;
 
-Mat make(std::uint32_t rows, std::uint32_t cols, std::initializer_list<double> values) {
-  Mat m(rows, cols);
-  std::copy(values.begin(), values.end(), m.data());
-  return m;
-}
+// Matrices written out row by row.
+constexpr auto make = &testing_support::matrix_of<double>;
 
 TEST(DenseReversibleByHand, OneBlockIdentityActivation) {
   // d_0 = d = 2, one block, scalar F = 2 and G = 3, exit sums both halves. x = (1, 1):
