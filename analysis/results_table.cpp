@@ -103,8 +103,6 @@ std::string format_ratio(double numerator, double denominator) {
 }
 
 void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
-  const std::uint32_t per = std::max<std::uint32_t>(s.tokens_per_wavefront, 1);
-  const std::uint32_t wavefronts = (s.tokens + per - 1) / per;
   out << "model   widths " << widths_text(s.model.widths) << " (";
   if (s.model.widths.empty())
     out << "0 layers";
@@ -126,8 +124,8 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
           << " (layers sharing a stage's block)";
   }
   out << "\n";
-  out << "step    " << s.tokens << " tokens in " << wavefronts << " wavefronts of " << s.tokens_per_wavefront
-      << ", injected every " << s.injection_interval << " cycles; " << s.steps
+  out << "step    " << s.tokens << " tokens in " << s.wavefront_count() << " wavefronts of "
+      << s.tokens_per_wavefront << ", injected every " << s.injection_interval << " cycles; " << s.steps
       << (s.steps == 1 ? " step" : " steps") << "\n";
   // Counting mode computes no values, so no seed reaches its numbers (cli/run_options.h).
   if (s.arithmetic == workloads::Arithmetic::none)

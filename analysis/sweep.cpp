@@ -179,9 +179,7 @@ bool keep_pipeline_full(SweepPoint& p) {
 }  // namespace
 
 bool pipeline_full(const workloads::RunSetup& setup) {
-  const std::uint64_t wavefronts =
-      (std::uint64_t{setup.tokens} + setup.tokens_per_wavefront - 1) / setup.tokens_per_wavefront;
-  return wavefronts + 1 >= 2 * std::uint64_t{setup.model.layers()};
+  return std::uint64_t{setup.wavefront_count()} + 1 >= 2 * std::uint64_t{setup.model.layers()};
 }
 
 std::vector<Metric> sweep_metrics(const workloads::RunResult& result, const workloads::RunSetup& setup) {

@@ -364,11 +364,10 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
             std::find(values.begin(), values.end(), p.values[a]) - values.begin())]);
       }
     }
-    const std::uint64_t wavefronts = (s.tokens + s.tokens_per_wavefront - 1) / s.tokens_per_wavefront;
     for (const std::uint64_t v :
          {std::uint64_t{s.model.layers()}, std::uint64_t{s.tokens}, std::uint64_t{s.tokens_per_wavefront},
-          wavefronts, std::uint64_t{s.steps}, std::uint64_t{p.tokens_raised}, std::uint64_t{s.grid_width},
-          std::uint64_t{s.grid_height}})
+          std::uint64_t{s.wavefront_count()}, std::uint64_t{s.steps}, std::uint64_t{p.tokens_raised},
+          std::uint64_t{s.grid_width}, std::uint64_t{s.grid_height}})
       row.emplace_back(v);
     row.emplace_back(s.prices.preset);
     for (const double price : {s.prices.hop_pj, s.prices.sram_pj, s.prices.flop_pj}) row.emplace_back(price);

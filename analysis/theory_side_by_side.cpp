@@ -271,7 +271,6 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     const bool nonlinear = setup.model.activation != mappings::Activation::identity;
     const auto stash = stash_bytes_per_token(layers, setup.bytes.activation, !rebroadcast, nonlinear);
     const double T_g = setup.tokens_per_wavefront;
-    const std::uint64_t G = (setup.tokens + setup.tokens_per_wavefront - 1) / setup.tokens_per_wavefront;
     const double full = inflight_of_layers(stash, T_g);
     const std::vector<std::uint32_t> wavefronts =
         workloads::wavefront_sizes(setup.tokens, setup.tokens_per_wavefront);
@@ -279,7 +278,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
     const double simulated = static_cast<double>(r->counters.peak_stash_bytes);
     out << "  peak stash, bytes: simulated " << format_number(simulated)
         << "; fully spatial closed form sum_l (2 (L - l) - 1) T_g s_l " << format_number(full) << "\n"
-        << "    pipeline fill and drain (G = " << G << " wavefronts one per layer-latency"
+        << "    pipeline fill and drain (G = " << wavefronts.size() << " wavefronts one per layer-latency"
         << (wavefronts.back() != setup.tokens_per_wavefront
                 ? ", the last of " + std::to_string(wavefronts.back()) +
                       (wavefronts.back() == 1 ? " token" : " tokens")

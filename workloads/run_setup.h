@@ -14,6 +14,7 @@
 #include "sim/config.h"
 #include "sim/energy_prices.h"
 #include "sim/engine.h"
+#include "sim/types.h"
 #include "workloads/arithmetic.h"
 #include "workloads/data.h"
 #include "workloads/model_spec.h"
@@ -40,6 +41,13 @@ struct RunSetup {
   Arithmetic arithmetic = Arithmetic::fp32;
   std::uint64_t seed = 1;
   std::uint32_t threads = 0;  // 0: all cores
+
+  // G = ceil(T / T_g), the wavefronts of a step (wavefront_sizes lists them). T_g is at least 1 once
+  // validated; a default-built setup's 0 counts as 1.
+  std::uint32_t wavefront_count() const {
+    return static_cast<std::uint32_t>(
+        sim::ceil_div(tokens, tokens_per_wavefront == 0 ? 1 : tokens_per_wavefront));
+  }
 };
 
 RunSetup setup_from_config(const sim::Config& config);

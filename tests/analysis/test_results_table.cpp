@@ -248,6 +248,14 @@ TEST(ResultsTable, SetupHeader) {
   EXPECT_NE(h.find("widths 32,64,10 (2 layers)"), std::string::npos) << h;
   EXPECT_NE(h.find("4x2 mesh; block 2x2 per layer, placement zigzag"), std::string::npos) << h;
   EXPECT_NE(h.find("64 tokens in 8 wavefronts of 8"), std::string::npos) << h;
+  {  // T + T_g past 2^32 must not wrap the count to 0
+    workloads::RunSetup large = s;
+    large.tokens = 4294967295u;
+    large.tokens_per_wavefront = 2147483648u;
+    std::ostringstream o;
+    write_setup_header(o, large);
+    EXPECT_NE(o.str().find("4294967295 tokens in 2 wavefronts of 2147483648"), std::string::npos) << o.str();
+  }
   EXPECT_NE(h.find("arith   none"), std::string::npos) << h;
   EXPECT_NE(h.find("energy  dally2023: 0.4 pJ/byte-hop, 1 pJ/SRAM byte, 0.1 pJ/flop"), std::string::npos)
       << h;

@@ -362,6 +362,20 @@ TEST_F(SweepStoreTest, RecordsTheVersionThePricesAndEachRowsGrid) {
             (std::vector<double>{prices.hop_pj, prices.hop_pj}));
 }
 
+// The wavefronts column is ceil(T / T_g) even where T + T_g passes 2^32 (it wrapped to 0 there): 2^32 - 1
+// tokens in wavefronts of 2^31 are 2.
+TEST_F(SweepStoreTest, WavefrontsColumnIsTheCeilingAtTheLargestStep) {
+  sim::Config config = small_sweep_config("model.width=16,24", "backprop");
+  config.set("step.tokens", "4294967295", "test");
+  config.set("step.wavefront", "2147483648", "test");
+  const SweepPlan plan = plan_sweep(config);
+  const std::string out = path("s.h5");
+  run_sweep_to_file(plan, out, false, kVersion);
+  H5::H5File in(out, H5F_ACC_RDONLY);
+  EXPECT_EQ(read_all<std::uint64_t>(in.openDataSet("/sweep/points/wavefronts"), H5::PredType::NATIVE_UINT64),
+            (std::vector<std::uint64_t>{2, 2}));
+}
+
 // Varied prices have no single value for /sweep: the attributes are left out, each row has its own.
 TEST_F(SweepStoreTest, VariedPricesAreInTheRowsOnly) {
   const SweepPlan plan = plan_sweep(small_sweep_config("energy.preset=dally2022,dally2023", "forward"));

@@ -103,6 +103,20 @@ TEST(TheorySideBySide, FullFormNeeds2LMinusOneWavefrontsForAnyDepth) {
   EXPECT_NE(out.str().find("full needs 2L - 1 = 7 full ones)"), std::string::npos) << out.str();
 }
 
+// G counts the wavefronts the step splits into, even where T + T_g passes 2^32 (it printed G = 0 there).
+TEST(TheorySideBySide, WavefrontCountAtTheLargestStep) {
+  sim::Config config = cli::default_config();
+  config.set("sim.arith", "none", "test");
+  config.set("step.tokens", "4294967295", "test");
+  config.set("step.wavefront", "2147483648", "test");
+  const workloads::RunSetup setup = workloads::setup_from_config(config);
+  std::ostringstream out;
+  write_theory_side_by_side(out, config, setup, {workloads::run_schedule(setup, config, "backprop")});
+  EXPECT_NE(out.str().find("(G = 2 wavefronts one per layer-latency, the last of 2147483647 tokens"),
+            std::string::npos)
+      << out.str();
+}
+
 // MODEL.md section 9's byte-hops, b (d + k) sqrt(n) per layer, and the terms it leaves out, each counted
 // here by hand for 12 -> 20 -> 12 on 4 x 4 blocks (sqrt(n) = 4 links charged per lane and column, 3 in
 // the block), add up to the simulated byte-hops per token in both phases.
