@@ -150,13 +150,22 @@ ScalingOutcome run_scaling(const analysis::SweepPlan& plan) {
 void note_unfilled_pipelines(std::ostream& out, const analysis::SweepPlan& plan,
                              const workloads::RunSetup& setup) {
   std::string depths;
-  for (const auto& p : plan.points)
-    if (!analysis::pipeline_full(p.setup))
-      depths += (depths.empty() ? "" : ", ") + std::to_string(p.setup.model.layers());
+  bool by_stages = false;
+  for (const auto& p : plan.points) {
+    if (analysis::pipeline_full(p.setup)) continue;
+    // L as the scaling table prints it: model.depth. A reversible model's pipeline has more stages than
+    // coupling blocks, and the wavefronts are held against the stages.
+    depths += (depths.empty() ? "" : ", ") + p.values.front();
+    if (const std::string stages = std::to_string(p.setup.model.layers()); stages != p.values.front()) {
+      depths += " (" + stages + " stages)";
+      by_stages = true;
+    }
+  }
   if (depths.empty()) return;
   const bool timed = setup.timing.flops_per_cycle != 0 || setup.timing.link_bytes_per_cycle != 0;
   out << "  note: the pipeline is not full at L = " << depths
-      << " (fewer than 2L - 1 wavefronts: step.tokens is set, so compare does not raise it)"
+      << (by_stages ? " (fewer than 2S - 1 wavefronts for S stages" : " (fewer than 2L - 1 wavefronts")
+      << ": step.tokens is set, so compare does not raise it)"
       << (timed ? "; with compute or link time per-token in-flight then depends on the wavefront count, and "
                   "the slopes need not show L's: leave step.tokens unset, or give at least 2 L step.wavefront"
                 : "")

@@ -101,6 +101,18 @@ TEST_F(CompareCommandTest, AnUnfilledPipelineInTheScalingRunsIsNamed) {
   EXPECT_NE(set.out.find("with compute or link time"), std::string::npos) << set.out;
 }
 
+// On a reversible model the scaling table's L is model.depth (coupling blocks); the note names the same
+// depths, and the stages (L + 2) that the wavefront count is held against.
+TEST_F(CompareCommandTest, AnUnfilledReversiblePipelineIsNamedByTheTablesDepths) {
+  const BinaryRun r = run("compare --sim.arith=none --model.kind=reversible --step.tokens=64 --out=c.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reversible    L=4: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: the pipeline is not full at L = 4 (6 stages), 8 (10 stages) (fewer than 2S - 1 "
+                       "wavefronts for S stages:"),
+            std::string::npos)
+      << r.out;
+}
+
 // The scaling runs are compare's, not a sweep the user wrote: an error in one names them so.
 TEST_F(CompareCommandTest, AScalingRunThatCannotBeMappedIsNamedAsCompares) {
   const BinaryRun r = run("compare --sim.arith=none --mapping.grid=4x4 --out=c.h5");
