@@ -41,6 +41,14 @@ std::string fixed(double x, int digits) {
   return s.str();
 }
 
+// A value compared with a limit printed with `digits` decimals: with as many more as it takes not to read
+// as the limit itself when it differs from it (a slope of 1.2549 beside 1.25 is "1.255", not "1.25").
+std::string beside_limit(double value, double limit, int digits) {
+  int d = digits;
+  while (d < 15 && value != limit && fixed(value, d) == fixed(limit, d)) ++d;
+  return fixed(value, d);
+}
+
 }  // namespace
 
 std::vector<std::string> applicable_schedules(const workloads::ModelSpec& model) {
@@ -151,10 +159,10 @@ std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& re
       const std::string inflight =
           never_stashes ? std::string("no stash at any depth (in-flight 0, not L^2)")
                         : std::string(slope_ok ? "in-flight at most ~L" : "in-flight grows faster than L") +
-                              " (slope " + fixed(*v.inflight_slope, 2) + (slope_ok ? " <= " : " > ") +
-                              fixed(kInflightSlopeThreshold, 2) + ")";
-      v.reason = inflight + ", byte-hops " + fixed(v.byte_hops_ratio, 3) + " x " + baseline.name +
-                 (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, 3);
+                              " (slope " + beside_limit(*v.inflight_slope, kInflightSlopeThreshold, 2) +
+                              (slope_ok ? " <= " : " > ") + fixed(kInflightSlopeThreshold, 2) + ")";
+      v.reason = inflight + ", byte-hops " + beside_limit(v.byte_hops_ratio, kByteHopsAllowance, 3) + " x " +
+                 baseline.name + (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, 3);
     }
     out.push_back(std::move(v));
   }

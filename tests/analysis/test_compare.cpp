@@ -105,6 +105,24 @@ TEST(Compare, TheLimitsThemselvesMeetTheTest) {
   EXPECT_EQ(v[1].outcome, TestOutcome::meets) << v[1].reason;
 }
 
+// A value just past a threshold is printed with the digits that show it past: rounded to the threshold's
+// own digits it read "slope 1.25 > 1.25" and "1.333 > 1.333".
+TEST(Compare, AReasonNeverPrintsAValueEqualToTheThresholdItFailed) {
+  const std::vector<workloads::RunResult> results{
+      result("forward", 10000, 0), result("backprop", 10000, 10000), result("near", 13334, 13334)};
+  const std::vector<InflightScaling> scaling{
+      fit_inflight_scaling("backprop", {4, 8}, {16, 64}),
+      fit_inflight_scaling("near", {4, 8}, {16, 16 * std::pow(2.0, 1.2549)}),  // slope 1.2549
+  };
+  const std::vector<Verdict> v = judge_schedules(results, scaling, byte_hops_baseline(results));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[2].outcome, TestOutcome::fails);
+  EXPECT_NE(v[2].reason.find("(slope 1.255 > 1.25)"), std::string::npos) << v[2].reason;
+  EXPECT_NE(v[2].reason.find("byte-hops 1.3334 x backprop > 1.333"), std::string::npos) << v[2].reason;
+  // Away from the threshold the usual digits stay.
+  EXPECT_NE(v[1].reason.find("(slope 2.00 > 1.25)"), std::string::npos) << v[1].reason;
+}
+
 // A falling in-flight term is within the threshold, and its reason does not call it ~L (split-fg's
 // per-token in-flight fell with L under timed compute and read "in-flight ~L (slope -0.69 <= 1.25)").
 TEST(Compare, AFallingInflightTermIsAtMostL) {
