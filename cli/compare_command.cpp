@@ -173,14 +173,22 @@ void note_unfilled_pipelines(std::ostream& out, const analysis::SweepPlan& plan,
 }
 
 // Options compare's runs would ignore (cli/run_options.h): a schedule's options when that schedule does not
-// run on this model kind, and the options that apply only with another option's value.
-void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules) {
+// run on this model kind or is left out (`left_out`: "<schedule>, which ..."), and the options that apply
+// only with another option's value.
+void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules,
+                                    const std::vector<std::string>& left_out) {
   const std::string runs = sim::joined(schedules);
   for (const auto& key : config.keys()) {
     const auto ignored = why_a_run_ignores(config, schedules, key);
     if (!ignored) continue;
     const auto dot = key.find('.');
-    if (dot != std::string::npos && !workloads::owners_of_section(key.substr(0, dot)).empty())
+    const std::vector<std::string> owners = dot == std::string::npos
+                                                ? std::vector<std::string>{}
+                                                : workloads::owners_of_section(key.substr(0, dot));
+    for (const auto& owner : owners)
+      for (const auto& why : left_out)
+        if (why.starts_with(owner + ", ")) config.fail(key, "is an option of " + why + "; remove it");
+    if (!owners.empty())
       config.fail(key, "is an option of a schedule that does not run on this model (compare runs " + runs +
                            "); remove it");
     refuse_ignored_option(config, key, *ignored);
@@ -199,7 +207,7 @@ class CompareCommand final : public Command {
     const workloads::RunSetup setup = workloads::setup_from_config(config);
     std::vector<std::string> left_out;  // said, not dropped without a word (revolve's slots on 1 layer)
     const std::vector<std::string> schedules = analysis::applicable_schedules(setup.model, config, &left_out);
-    reject_options_compare_ignores(config, schedules);
+    reject_options_compare_ignores(config, schedules, left_out);
     for (const auto& s : schedules) workloads::ScheduleRegistry::create(s, config);  // options, up front
     const std::optional<analysis::SweepPlan> scaling_plan = plan_scaling(config, schedules);
     const bool side_by_side = config.get_bool("theory_side_by_side");

@@ -337,6 +337,10 @@ const BadInputCase kCases[] = {
      "revolve.slots = \"2\" (from command line): is an option of a schedule that does not run on this model "
      "(compare runs forward, "
      "reversible)"},
+    {"CompareNamesWhyTheScheduleOfAnOptionIsLeftOut", "compare --model.depth=1 --splitfg.rho=0.5",
+     "splitfg.rho = \"0.5\" (from command line): is an option of split-fg, which this model cannot run "
+     "(model.depth = \"1\" (from command line): split-fg needs at least 2 layers (a trunk and a head)); "
+     "remove it"},
     {"SweepRefusesChromeTrace", "sweep --vary model.depth=2 --chrome-trace=t.json --out=s.h5",
      "chrome_trace"},
     {"SweepRefusesTheorySideBySide", "sweep --vary model.depth=2 --theory_side_by_side=true --out=s.h5",
