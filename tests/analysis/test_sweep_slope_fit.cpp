@@ -27,6 +27,12 @@ TEST(SlopeFit, NonPositiveValuesAreLeftOut) {
   ASSERT_TRUE(fit);
   EXPECT_NEAR(fit->slope, 1.0, 1e-12);
   EXPECT_EQ(fit->points, 3u);
+  // Nor has a value past a double's range (a count that overflowed to inf): it would make the slope NaN.
+  const auto with_inf =
+      fit_power_law(std::vector<double>{1, 2, 4, 8}, std::vector<double>{1, 4, INFINITY, 64});
+  ASSERT_TRUE(with_inf);
+  EXPECT_NEAR(with_inf->slope, 2.0, 1e-12);
+  EXPECT_EQ(with_inf->points, 3u);
 }
 
 TEST(SlopeFit, LeastSquaresOffTheLine) {

@@ -331,6 +331,12 @@ INSTANTIATE_TEST_SUITE_P(
         DepthCase{"zigzag_L5", "16,32,16,32,16,16", "4x4", "zigzag", "replicate", "mse", "mesh"},
         DepthCase{"zigzag_L9", "16,16,16,16,16,16,16,16,16,16", "3x3", "zigzag", "replicate", "mse", "mesh"},
         DepthCase{"zigzag_unmatched", "37,53,29,41", "3x5", "zigzag", "rebroadcast", "mse", "mesh"},
+        // Blocks whose columns do not line up with the next block's rows (c != r): a row's pieces, and
+        // a column's dX pieces on the way back, come from several tiles at unequal distances.
+        DepthCase{"wide_blocks", "32,64,64,64,10", "2x3", "zigzag", "replicate", "mse", "mesh"},
+        DepthCase{"tall_blocks_rowmajor", "32,64,64,64,10", "3x2", "rowmajor", "replicate", "mse", "mesh"},
+        DepthCase{"wide_blocks_torus", "32,64,64,64,10", "3x4", "zigzag", "rebroadcast", "cross-entropy",
+                  "torus"},
         DepthCase{"rowmajor", "37,53,29,41", "4x4", "rowmajor", "replicate", "mse", "mesh"},
         DepthCase{"rowmajor_torus", "37,53,29,41", "3x5", "rowmajor", "rebroadcast", "mse", "torus"},
         DepthCase{"cross_entropy", "16,16,16,16", "4x4", "zigzag", "rebroadcast", "cross-entropy", "mesh"},
