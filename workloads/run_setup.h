@@ -42,8 +42,8 @@ struct RunSetup {
   std::uint64_t seed = 1;
   std::uint32_t threads = 0;  // 0: all cores
 
-  // G = ceil(T / T_g), the wavefronts of a step (wavefront_sizes lists them). T_g is at least 1 once
-  // validated; a default-built setup's 0 counts as 1.
+  // G = ceil(T / T_g), the wavefronts of a step (wavefront_sizes lists them). setup_from_config never
+  // gives T_g = 0; a setup a test builds by hand with 0 counts as 1 rather than dividing by 0.
   std::uint32_t wavefront_count() const {
     return static_cast<std::uint32_t>(
         sim::ceil_div(tokens, tokens_per_wavefront == 0 ? 1 : tokens_per_wavefront));
