@@ -41,12 +41,12 @@ std::string fixed(double x, int digits) {
   return s.str();
 }
 
-// A value compared with a limit printed with `digits` decimals: with as many more as it takes not to read
-// as the limit itself when it differs from it (a slope of 1.2549 beside 1.25 is "1.255", not "1.25").
-std::string beside_limit(double value, double limit, int digits) {
+// The decimals that tell a value from its limit: `digits`, or as many more as it takes not to print the
+// two alike when they differ (a slope of 1.2549 against 1.25 is "1.255 > 1.250", not "1.25 > 1.25").
+int decimals_to_tell(double value, double limit, int digits) {
   int d = digits;
   while (d < 15 && value != limit && fixed(value, d) == fixed(limit, d)) ++d;
-  return fixed(value, d);
+  return d;
 }
 
 }  // namespace
@@ -156,13 +156,17 @@ std::vector<Verdict> judge_schedules(const std::vector<workloads::RunResult>& re
       const bool slope_ok = never_stashes || *v.inflight_slope <= kInflightSlopeThreshold;
       const bool hops_ok = v.byte_hops_ratio <= kByteHopsAllowance;
       v.outcome = slope_ok && hops_ok ? TestOutcome::meets : TestOutcome::fails;
+      const int slope_digits =
+          v.inflight_slope ? decimals_to_tell(*v.inflight_slope, kInflightSlopeThreshold, 2) : 2;
+      const int hops_digits = decimals_to_tell(v.byte_hops_ratio, kByteHopsAllowance, 3);
       const std::string inflight =
-          never_stashes ? std::string("no stash at any depth (in-flight 0, not L^2)")
-                        : std::string(slope_ok ? "in-flight at most ~L" : "in-flight grows faster than L") +
-                              " (slope " + beside_limit(*v.inflight_slope, kInflightSlopeThreshold, 2) +
-                              (slope_ok ? " <= " : " > ") + fixed(kInflightSlopeThreshold, 2) + ")";
-      v.reason = inflight + ", byte-hops " + beside_limit(v.byte_hops_ratio, kByteHopsAllowance, 3) + " x " +
-                 baseline.name + (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, 3);
+          never_stashes
+              ? std::string("no stash at any depth (in-flight 0, not L^2)")
+              : std::string(slope_ok ? "in-flight at most ~L" : "in-flight grows faster than L") +
+                    " (slope " + fixed(*v.inflight_slope, slope_digits) + (slope_ok ? " <= " : " > ") +
+                    fixed(kInflightSlopeThreshold, slope_digits) + ")";
+      v.reason = inflight + ", byte-hops " + fixed(v.byte_hops_ratio, hops_digits) + " x " + baseline.name +
+                 (hops_ok ? " <= " : " > ") + fixed(kByteHopsAllowance, hops_digits);
     }
     out.push_back(std::move(v));
   }

@@ -167,14 +167,15 @@ void note_unfilled_pipelines(std::ostream& out, const analysis::SweepPlan& plan,
       << (by_stages ? " (fewer than 2S - 1 wavefronts for S stages" : " (fewer than 2L - 1 wavefronts")
       << ": step.tokens is set, so compare does not raise it)"
       << (timed ? "; with compute or link time per-token in-flight then depends on the wavefront count, and "
-                  "the slopes need not show L's: leave step.tokens unset, or give at least 2 L step.wavefront"
-                : "")
+                  "the slopes need not show L's: leave step.tokens unset, or give at least " +
+                      std::string(by_stages ? "2 S" : "2 L") + " step.wavefront"
+                : std::string())
       << '\n';
 }
 
 // Options compare's runs would ignore (cli/run_options.h): a schedule's options when that schedule does not
-// run on this model kind or is left out (`left_out`: "<schedule>, which ..."), and the options that apply
-// only with another option's value.
+// run on this model kind or is left out (`left_out`: "<schedule>, which ..." or "<schedule>, whose ..."),
+// and the options that apply only with another option's value.
 void reject_options_compare_ignores(const sim::Config& config, const std::vector<std::string>& schedules,
                                     const std::vector<std::string>& left_out) {
   const std::string runs = sim::joined(schedules);
@@ -185,10 +186,15 @@ void reject_options_compare_ignores(const sim::Config& config, const std::vector
     const std::vector<std::string> owners = dot == std::string::npos
                                                 ? std::vector<std::string>{}
                                                 : workloads::owners_of_section(key.substr(0, dot));
+    // Only when no schedule that runs reads it: else the run ignores it for another reason (counting mode).
+    const bool an_owner_runs = std::any_of(owners.begin(), owners.end(), [&](const std::string& owner) {
+      return std::find(schedules.begin(), schedules.end(), owner) != schedules.end();
+    });
     for (const auto& owner : owners)
       for (const auto& why : left_out)
-        if (why.starts_with(owner + ", ")) config.fail(key, "is an option of " + why + "; remove it");
-    if (!owners.empty())
+        if (!an_owner_runs && why.starts_with(owner + ", "))
+          config.fail(key, "is an option of " + why + "; remove it");
+    if (!owners.empty() && !an_owner_runs)
       config.fail(key, "is an option of a schedule that does not run on this model (compare runs " + runs +
                            "); remove it");
     refuse_ignored_option(config, key, *ignored);

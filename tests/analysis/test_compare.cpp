@@ -105,20 +105,26 @@ TEST(Compare, TheLimitsThemselvesMeetTheTest) {
   EXPECT_EQ(v[1].outcome, TestOutcome::meets) << v[1].reason;
 }
 
-// A value just past a threshold is printed with the digits that show it past: rounded to the threshold's
-// own digits it read "slope 1.25 > 1.25" and "1.333 > 1.333".
-TEST(Compare, AReasonNeverPrintsAValueEqualToTheThresholdItFailed) {
+// A value near a threshold is printed, with the threshold, to the digits that tell them apart: rounded to
+// the threshold's usual digits it read "slope 1.25 > 1.25" and "1.333 > 1.333".
+TEST(Compare, AReasonNeverPrintsAValueEqualToTheThresholdItIsJudgedBy) {
   const std::vector<workloads::RunResult> results{
-      result("forward", 10000, 0), result("backprop", 10000, 10000), result("near", 13334, 13334)};
+      result("forward", 10000, 0), result("backprop", 10000, 10000), result("near", 13334, 13334),
+      result("below", 13331, 13331)};
   const std::vector<InflightScaling> scaling{
       fit_inflight_scaling("backprop", {4, 8}, {16, 64}),
-      fit_inflight_scaling("near", {4, 8}, {16, 16 * std::pow(2.0, 1.2549)}),  // slope 1.2549
+      fit_inflight_scaling("near", {4, 8}, {16, 16 * std::pow(2.0, 1.2549)}),   // slope 1.2549
+      fit_inflight_scaling("below", {4, 8}, {16, 16 * std::pow(2.0, 1.2451)}),  // slope 1.2451
   };
   const std::vector<Verdict> v = judge_schedules(results, scaling, byte_hops_baseline(results));
-  ASSERT_EQ(v.size(), 3u);
+  ASSERT_EQ(v.size(), 4u);
   EXPECT_EQ(v[2].outcome, TestOutcome::fails);
-  EXPECT_NE(v[2].reason.find("(slope 1.255 > 1.25)"), std::string::npos) << v[2].reason;
-  EXPECT_NE(v[2].reason.find("byte-hops 1.3334 x backprop > 1.333"), std::string::npos) << v[2].reason;
+  EXPECT_NE(v[2].reason.find("(slope 1.255 > 1.250)"), std::string::npos) << v[2].reason;
+  EXPECT_NE(v[2].reason.find("byte-hops 1.3334 x backprop > 1.3333"), std::string::npos) << v[2].reason;
+  // Just below, as exact: "1.3331 <= 1.333" would look like a value above its limit.
+  EXPECT_EQ(v[3].outcome, TestOutcome::meets);
+  EXPECT_NE(v[3].reason.find("(slope 1.245 <= 1.250)"), std::string::npos) << v[3].reason;
+  EXPECT_NE(v[3].reason.find("byte-hops 1.3331 x backprop <= 1.3333"), std::string::npos) << v[3].reason;
   // Away from the threshold the usual digits stay.
   EXPECT_NE(v[1].reason.find("(slope 2.00 > 1.25)"), std::string::npos) << v[1].reason;
 }

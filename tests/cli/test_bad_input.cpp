@@ -337,6 +337,10 @@ const BadInputCase kCases[] = {
      "revolve.slots = \"2\" (from command line): is an option of a schedule that does not run on this model "
      "(compare runs forward, "
      "reversible)"},
+    // fg.seed belongs to schedules compare runs: the reason is counting mode, not a schedule left out.
+    {"CompareRefusesAValuesOnlyOptionOfARunningScheduleInCountingMode",
+     "compare --sim.arith=none --fg.seed=3",
+     "fg.seed = \"3\" (from command line): only changes the values computed"},
     {"CompareNamesWhyTheScheduleOfAnOptionIsLeftOut", "compare --model.depth=1 --splitfg.rho=0.5",
      "splitfg.rho = \"0.5\" (from command line): is an option of split-fg, which this model cannot run "
      "(model.depth = \"1\" (from command line): split-fg needs at least 2 layers (a trunk and a head)); "
