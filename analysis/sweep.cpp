@@ -95,8 +95,8 @@ bool same_number(std::string_view a, std::string_view b) {
 // compared, and a value it refuses is the same as nothing (the point's validation names it).
 bool same_parsed_value(const std::string& key, const std::string& a, const std::string& b) {
   sim::Config probe;
-  probe.set("a", a, "sweep");
-  probe.set("b", b, "sweep");
+  probe.set("a", a, kSweepOrigin);
+  probe.set("b", b, kSweepOrigin);
   try {
     const sim::OptionSpec* spec = sim::OptionTable::find(key);
     if (spec != nullptr && spec->unit == "bool") return probe.get_bool("a") == probe.get_bool("b");
@@ -283,7 +283,7 @@ SweepPlan plan_sweep(const sim::Config& base, std::string_view point_name) {
     for (std::size_t a = plan.axes.size(); a-- > 0;) {
       p.values[a] = plan.axes[a].values[rest % plan.axes[a].values.size()];
       rest /= plan.axes[a].values.size();
-      p.config.set(plan.axes[a].key, p.values[a], "sweep");
+      p.config.set(plan.axes[a].key, p.values[a], kSweepOrigin);
     }
     try {
       p.setup = workloads::setup_from_config(p.config);

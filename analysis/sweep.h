@@ -35,11 +35,15 @@ struct SweepAxis {
   std::vector<double> numbers;  // the values as numbers, when numeric
 };
 
+// The origin sim::Config records for a value a sweep set for its point (as cli::kCommandLineOrigin is the
+// command line's): the run options tell it from what a config file set (cli/run_options.h).
+inline constexpr const char* kSweepOrigin = "sweep";
+
 // One combination of the axes' values, with everything a run needs already resolved and validated.
 struct SweepPoint {
   std::size_t index = 0;            // in the cross product, the first axis varying slowest
   std::vector<std::string> values;  // one per axis
-  sim::Config config;               // the base configuration with the values set (origin "sweep")
+  sim::Config config;               // the base configuration with the values set (kSweepOrigin)
   workloads::RunSetup setup;
   bool tokens_raised = false;  // step.tokens was raised so that G >= 2L (MODEL.md section 6)
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/sweep.h"
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "sim/option_spec.h"
@@ -21,7 +22,7 @@ bool selected(const std::vector<std::string>& schedules, const std::string& name
 
 // Given by the user for this run: on the command line, or as a sweep's value for the point.
 bool given_for_this_run(const sim::Config& config, const std::string& key) {
-  return config.origin(key) == kCommandLineOrigin || config.origin(key) == "sweep";
+  return config.origin(key) == kCommandLineOrigin || config.origin(key) == analysis::kSweepOrigin;
 }
 
 }  // namespace
