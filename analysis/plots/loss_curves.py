@@ -56,8 +56,9 @@ def main():
                      None)
         if first is not None:
             same_as[s] = first
-    # Every schedule starts from the same weights and data, so step 0's loss is the same for all: only a
-    # curve past step 0 can say that two schedules compute the same thing.
+    # Every schedule starts from the same weights and data, so step 0's loss is the same for all, to the
+    # products' rounding (forward gradients carry their tangents through wider products, which some BLAS
+    # kernels round otherwise): only a curve past step 0 can say that two schedules compute the same thing.
     one_step = max(loss.size for loss in curves.values()) == 1
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for n, (s, loss) in enumerate(curves.items()):
