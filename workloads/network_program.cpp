@@ -381,11 +381,6 @@ NetworkParameters NetworkProgram<T>::parameters() const {
   return collect_parameters(m_blocks);
 }
 
-template <typename T>
-void NetworkProgram<T>::zero_gradients() {
-  for (auto& b : m_blocks) b->zero_gradients();
-}
-
 // The members defined in network_program_fg.cpp are instantiated there.
 template class NetworkProgram<float>;
 template class NetworkProgram<double>;

@@ -64,7 +64,6 @@ class NetworkProgram final : public sim::MessageHandler,
   const sim::Matrix<double>& outputs() const { return m_loss->outputs(); }
   NetworkParameters gradients() const;
   NetworkParameters parameters() const;
-  void zero_gradients();
   BlockChain<T>& blocks() { return m_blocks; }
   // Per-wavefront state held now (the program's and its blocks'), and the most slots any one pool made:
   // bounded by the wavefronts in flight, not by the step's wavefront count (docs/performance.md).
