@@ -77,6 +77,24 @@ TEST(ScalarTree, AMemberBesideANearerMemberHangsFromItByOneHop) {
   }
 }
 
+// On a tie, two members equally far from the root on a member's shortest paths, the member takes the one
+// the breadth-first search reached first (scalar_tree.cpp; the search tries +x, -x, +y, -y from each tile),
+// so that the tree, and with it every run's scalar traffic, does not change with how ties are broken. On a
+// mesh with the root at (0, 0), (1, 0) and (0, 1) are both one hop out and (1, 1) is beside both: (1, 0) is
+// reached first, so (1, 1) hangs from it; with the root at (1, 1) instead, (0, 1) is found before (1, 0)
+// (-x before -y), so (0, 0) hangs from (0, 1).
+TEST(ScalarTree, OnATieTheMemberFoundFirstIsTheParent) {
+  const sim::Grid grid(4, 4, sim::Topology::mesh);
+  const sim::TileId a = grid.tile_id(1, 0), b = grid.tile_id(0, 1);
+  const auto parent_of = [](const ScalarTree& tree, sim::TileId t) {
+    return tree.members[static_cast<std::size_t>(tree.parent[tree.index_of(t)])];
+  };
+  const ScalarTree from_corner = build_scalar_tree(grid, grid.tile_id(0, 0), {b, grid.tile_id(1, 1), a});
+  EXPECT_EQ(parent_of(from_corner, grid.tile_id(1, 1)), a);
+  const ScalarTree from_centre = build_scalar_tree(grid, grid.tile_id(1, 1), {b, grid.tile_id(0, 0), a});
+  EXPECT_EQ(parent_of(from_centre, grid.tile_id(0, 0)), b);
+}
+
 TEST(ScalarTree, ScatteredMembersAndDuplicatesEachAppearOnce) {
   const sim::Grid grid(8, 8, sim::Topology::mesh);
   const std::vector<sim::TileId> members = {grid.tile_id(0, 0), grid.tile_id(7, 7), grid.tile_id(7, 7),
