@@ -11,6 +11,7 @@
 #include "sim/grid.h"
 #include "tests/workloads/network_test_support.h"
 #include "workloads/schedules/i_schedule.h"
+#include "workloads/tangent_generator.h"
 
 namespace spatialsim::workloads {
 namespace {
@@ -117,6 +118,27 @@ TEST(RunSetupLimits, TangentCountsThatCouldWrapAreRefusedNamingTheirOption) {
     std::vector<std::string> few = big;
     few.push_back("--fg.tangents=1000");
     EXPECT_NO_THROW(ScheduleRegistry::create(schedule, config_with(few))) << schedule;
+  }
+}
+
+// The refusal is exact, not merely safe: K tangents ride the forward pass as 1 + 2K streams (X W and X V_k)
+// and split-fg's head adds at most three backward products, 4 + 2K passes of pass_bound each. The largest K
+// whose 4 + 2K passes stay below 2^62 is accepted and the next refused; both computed here from that rule.
+TEST(RunSetupLimits, TheTangentLimitIsTheLargestKWhoseFourPlusTwoKPassesStayBelow2To62) {
+  const sim::Config config =
+      config_with({"--model.width=4096", "--model.inputs=4096", "--model.outputs=4096", "--model.depth=32",
+                   "--mapping.block=16x16", "--step.tokens=16384", "--step.wavefront=256"});
+  const long double pass = pass_bound(setup_from_config(config));
+  const auto most = static_cast<std::uint32_t>((sim::kCountLimit / pass - 4) / 2);
+  ASSERT_LT(pass * (4 + 2.0L * most), sim::kCountLimit);
+  ASSERT_GE(pass * (4 + 2.0L * (most + 1)), sim::kCountLimit);
+  ASSERT_LT(most + 1, TangentGenerator::kMaxTangents);  // the layout's own limit is not what refuses
+  EXPECT_NO_THROW(require_tangent_counts_fit(config, most));
+  try {
+    require_tangent_counts_fit(config, most + 1);
+    ADD_FAILURE() << most + 1 << " tangents were accepted";
+  } catch (const sim::ConfigError& e) {
+    EXPECT_EQ(e.key(), "fg.tangents") << e.what();
   }
 }
 
