@@ -8,16 +8,19 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/engine.h"
 #include "tests/test_names.h"
 #include "tests/workloads/forward_gradient_support.h"
 #include "tests/workloads/layout_formulas.h"
 #include "tests/workloads/network_test_support.h"
+#include "workloads/forward_gradient/tangent_scalars.h"
 #include "workloads/reference/finite_difference.h"
 
 namespace spatialsim::workloads {
@@ -268,6 +271,41 @@ INSTANTIATE_TEST_SUITE_P(
       return testing_support::gtest_name(c.schedule + "_" + c.overrides[1].substr(16) + "_trunk" +
                                          std::to_string(c.trunk));
     });
+// The last holder is the root of both trees (tangent_scalars.h): the other holders' sums travel to it, and
+// the totals spread from it to the trunk tiles, nearest first. Holders at the two ends of a 4 x 1 line
+// (tiles 0 and 3, the last given being 3) and every tile a trunk tile: 0's share goes to 3, which has the
+// totals at once, and they reach 2, 1 and 0 in that order, one hop further each.
+struct ScalarHarness : sim::MessageHandler, ScalarListener {
+  std::unique_ptr<TangentScalars<double>> scalars;
+  std::vector<sim::TileId> reached;  // tiles in the order the totals reached them
+  std::vector<std::uint32_t> depth;
+  void on_message(sim::Engine& engine, const sim::Message& m) override { scalars->on_message(engine, m); }
+  void on_scalars(sim::Engine&, sim::TileId tile, const std::vector<double>& d, std::uint32_t at,
+                  sim::Cycle) override {
+    EXPECT_EQ(d, std::vector<double>{3.0}) << tile;
+    reached.push_back(tile);
+    depth.push_back(at);
+  }
+};
+
+TEST(TangentScalarTrees, TheLastHolderIsTheRootOfBothTrees) {
+  const sim::Grid grid(4, 1, sim::Topology::mesh);
+  sim::Engine engine(grid, sim::MachineTiming{});
+  ScalarHarness h;
+  TangentScalarsSetup s;
+  s.holders = {0, 3};
+  s.trunk_tiles = {0, 1, 2, 3};
+  s.reduce_port = 1;
+  s.broadcast_port = 2;
+  h.scalars = std::make_unique<TangentScalars<double>>(s, grid, h);
+  engine.set_handler(&h);
+  h.scalars->add_share(engine, /*holder=*/0, {1.0}, 0, 0);
+  h.scalars->add_share(engine, /*holder=*/1, {2.0}, 0, 0);
+  engine.run();
+  EXPECT_EQ(h.reached, (std::vector<sim::TileId>{3, 2, 1, 0}));
+  EXPECT_EQ(h.depth, (std::vector<std::uint32_t>{3, 4, 5, 6}));  // 3 hops in, then one per tile out
+  EXPECT_EQ(h.scalars->totals(), std::vector<double>{3.0});
+}
 
 TEST(ForwardGradientCounts, SplitFgStashesTheHeadAndTheSplitTangentsOnly) {
   const std::vector<std::string> o = {"--model.widths=12,10,8,6", "--mapping.block=2x2", "--step.tokens=16",
