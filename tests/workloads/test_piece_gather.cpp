@@ -117,5 +117,37 @@ TEST(PieceGather, APieceOnTheTileIsAddedAsAMessageWouldBe) {
   EXPECT_EQ(g.held_bytes, 0u);
 }
 
+// A gather that completes but is not consumed at once (`consumed` false: the reversible program's skip sum
+// waiting for the layer's output, a gradient waiting for its recomputation) keeps every piece, the last one
+// too, as transit on the tile until finish() releases them: 2 tokens of 3 and then 2 fp64 columns, 48 and
+// 32 bytes.
+struct WaitingGatherer : sim::MessageHandler {
+  PieceGather<double> gather;
+  std::vector<bool> complete;
+  std::vector<std::uint64_t> held_after;  // the tile's transit bytes after each piece
+  void on_message(sim::Engine& engine, const sim::Message& m) override {
+    complete.push_back(gather.add(engine, m, /*tokens=*/2, /*width=*/5, m.slot, /*expected=*/2, kTile,
+                                  /*consumed=*/false, /*with_values=*/true));
+    held_after.push_back(engine.ledger().bytes(kTile, StorageCategory::transit));
+  }
+};
+
+TEST(PieceGather, ACompleteGatherNotYetConsumedHoldsEveryPieceAsTransit) {
+  const sim::Grid grid(3, 3, sim::Topology::mesh);
+  sim::Engine engine(grid, sim::MachineTiming{});
+  WaitingGatherer gatherer;
+  engine.set_handler(&gatherer);
+  const sim::Matrix<double> left = columns(3, 100);
+  const sim::Matrix<double> right = columns(2, 200);
+  send_piece(engine, &left, 0, 1, 0);
+  send_piece(engine, &right, 3, 2, 5);
+  engine.run();
+  EXPECT_EQ(gatherer.complete, (std::vector<bool>{false, true}));
+  EXPECT_EQ(gatherer.held_after, (std::vector<std::uint64_t>{8 * 2 * 3, 8 * 2 * (3 + 2)}));
+  const Gathered<double> x = gatherer.gather.finish(engine, kTile, kTag, true);
+  EXPECT_EQ(engine.ledger().bytes(kTile, StorageCategory::transit), 0u);
+  EXPECT_EQ(x.values->matrix(1, 4), right(1, 1));
+}
+
 }  // namespace
 }  // namespace spatialsim::workloads
