@@ -149,5 +149,31 @@ TEST(PieceGather, ACompleteGatherNotYetConsumedHoldsEveryPieceAsTransit) {
   EXPECT_EQ(x.values->matrix(1, 4), right(1, 1));
 }
 
+// In a forward-gradient trunk a piece carries the primal and K tangents stacked (1 + K streams) while its
+// message counts the primal's bytes only; a piece that waits holds all its streams. With K = 2 the first of
+// two 32-byte pieces waits as 3 x 32 bytes, and the second, consumed at once, adds nothing.
+struct StreamGatherer : sim::MessageHandler {
+  PieceGather<double> gather;
+  std::vector<std::uint64_t> held_after;  // the tile's transit bytes after each piece
+  void on_message(sim::Engine& engine, const sim::Message& m) override {
+    const bool complete = gather.add(engine, m, /*tokens=*/2, /*width=*/4, m.slot, /*expected=*/2, kTile,
+                                     /*consumed=*/true, /*with_values=*/false, /*streams=*/3);
+    held_after.push_back(engine.ledger().bytes(kTile, StorageCategory::transit));
+    if (complete) gather.finish(engine, kTile, kTag, false);
+  }
+};
+
+TEST(PieceGather, AWaitingPieceHoldsTheBytesOfAllItsStreams) {
+  const sim::Grid grid(3, 3, sim::Topology::mesh);
+  sim::Engine engine(grid, sim::MachineTiming{});
+  StreamGatherer gatherer;
+  engine.set_handler(&gatherer);
+  send_piece(engine, nullptr, 0, 0, 0);  // 8 * 2 * 2 = 32 bytes of primal
+  send_piece(engine, nullptr, 2, 0, 3);
+  engine.run();
+  EXPECT_EQ(gatherer.held_after, (std::vector<std::uint64_t>{3 * 32, 3 * 32}));
+  EXPECT_EQ(engine.ledger().bytes(kTile, StorageCategory::transit), 0u);
+}
+
 }  // namespace
 }  // namespace spatialsim::workloads
