@@ -1,7 +1,9 @@
 #include "workloads/tangent_generator.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -89,17 +91,33 @@ std::uint32_t parse_tangent_count(const sim::Config& config) {
   return static_cast<std::uint32_t>(config.get_whole_in("fg.tangents", 1, TangentGenerator::kMaxTangents));
 }
 
+namespace {
+
+// The tangent streams ride with the forward pass, whose flops and traffic grow with 1 + 2K (X W and X V_k
+// per stream); split-fg's head adds at most the three products of a backward pass (run_setup.h).
+bool tangents_fit(long double pass, long double tangents) {
+  return pass * (4 + 2 * tangents) < sim::kCountLimit;
+}
+
+}  // namespace
+
+std::uint64_t most_tangents_that_fit(long double pass) {
+  if (!(pass > 0)) return std::numeric_limits<std::uint64_t>::max();  // nothing that could wrap
+  // The quotient's floor, then the test itself decides: where the quotient is whole its K reaches 2^62
+  // exactly, and the division may round either way.
+  long double most = std::floor(std::max((sim::kCountLimit / pass - 4) / 2, 0.0L));
+  while (most > 0 && !tangents_fit(pass, most)) --most;
+  while (tangents_fit(pass, most + 1)) ++most;
+  return static_cast<std::uint64_t>(most);
+}
+
 void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangents) {
-  // The tangent streams ride with the forward pass, whose flops and traffic grow with 1 + 2K (X W and
-  // X V_k per stream); split-fg's head adds at most the three products of a backward pass (run_setup.h).
   const long double pass = pass_bound(setup_from_config(config));
-  if (pass * (4 + 2 * static_cast<long double>(tangents)) >= sim::kCountLimit) {
-    const long double most = (sim::kCountLimit / pass - 4) / 2;
+  if (!tangents_fit(pass, tangents))
     config.fail("fg.tangents",
                 "is too many for this model and step: the tangent traffic and flops could pass "
                 "2^62 and wrap; give at most " +
-                    std::to_string(most < 1 ? 0 : static_cast<std::uint64_t>(most)));
-  }
+                    std::to_string(most_tangents_that_fit(pass)));
 }
 
 TangentGenerator::TangentGenerator(TangentKind kind, std::uint64_t seed, std::uint64_t step)

@@ -41,6 +41,9 @@ TangentKind parse_tangent_kind(const sim::Config& config);
 std::uint32_t parse_tangent_count(const sim::Config& config);
 // Refuses fg.tangents when K tangent streams could make a count of the configured run wrap (run_setup.h).
 void require_tangent_counts_fit(const sim::Config& config, std::uint32_t tangents);
+// The most tangents a run whose passes are bounded by `pass` (run_setup.h's pass_bound) takes: the largest K
+// with pass x (4 + 2K) below 2^62, or 0 when not even one fits.
+std::uint64_t most_tangents_that_fit(long double pass);
 
 class TangentGenerator {
  public:

@@ -139,7 +139,20 @@ TEST(RunSetupLimits, TheTangentLimitIsTheLargestKWhoseFourPlusTwoKPassesStayBelo
     ADD_FAILURE() << most + 1 << " tangents were accepted";
   } catch (const sim::ConfigError& e) {
     EXPECT_EQ(e.key(), "fg.tangents") << e.what();
+    EXPECT_NE(std::string(e.what()).find("give at most " + std::to_string(most)), std::string::npos)
+        << e.what();
   }
+}
+
+// The hint names a count that is accepted, also where the quotient is whole: with pass = 2^59, K = 2 gives
+// 2^59 x 8 = 2^62, which is refused, so the most is 1.
+TEST(RunSetupLimits, TheMostTangentsThatFitStayBelow2To62EvenWhenTheQuotientIsWhole) {
+  const long double two_to_59 = sim::kCountLimit / 8;
+  EXPECT_EQ(most_tangents_that_fit(two_to_59), 1u);
+  EXPECT_EQ(most_tangents_that_fit(two_to_59 * 0.999L), 2u);    // 8 passes just fit
+  EXPECT_EQ(most_tangents_that_fit(sim::kCountLimit / 6), 0u);  // K = 1: 6 passes reach 2^62
+  EXPECT_EQ(most_tangents_that_fit(sim::kCountLimit), 0u);
+  EXPECT_EQ(most_tangents_that_fit(1.0L), (std::uint64_t{1} << 61) - 3);  // 4 + 2K < 2^62: K < 2^61 - 2
 }
 
 // The bound is only useful if it bounds: every count of real runs (the most recomputing schedule, the
