@@ -2,9 +2,11 @@
 // A spanning tree over a set of tiles, for reducing a few scalars to one tile and broadcasting them back
 // (the forward-gradient d_k, docs/forward-gradients.md). Each member's parent is, of the members on its
 // shortest paths from the root over the grid's links (a torus's wrap-around links too), the one farthest
-// from the root. So a member's tree path from the root is as long as its shortest route (the tree's depth in
-// hops is the members' largest distance from the root), and a member next to a member one hop nearer the
-// root hangs from it by a one-hop edge.
+// from the root; on a tie, the one a breadth-first search from the root reaches first (neighbours tried in
+// the order +x, -x, +y, -y), so the tree, and every count over it, is the same on every run. So a member's
+// tree path from the root is as long as its shortest route (the tree's depth in hops is the members' largest
+// distance from the root), and a member next to a member one hop nearer the root hangs from it by a one-hop
+// edge.
 //
 // Usage:
 //   const ScalarTree tree = build_scalar_tree(grid, root, {a, b, c});
