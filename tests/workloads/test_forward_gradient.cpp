@@ -271,6 +271,7 @@ INSTANTIATE_TEST_SUITE_P(
       return testing_support::gtest_name(c.schedule + "_" + c.overrides[1].substr(16) + "_trunk" +
                                          std::to_string(c.trunk));
     });
+
 // The last holder is the root of both trees (tangent_scalars.h): the other holders' sums travel to it, and
 // the totals spread from it to the trunk tiles, nearest first. Holders at the two ends of a 4 x 1 line
 // (tiles 0 and 3, the last given being 3) and every tile a trunk tile: 0's share goes to 3, which has the
