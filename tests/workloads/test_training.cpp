@@ -138,6 +138,17 @@ TEST(Training, AdamMomentsAreStoredOnTheTiles) {
   EXPECT_EQ(optimizer_bytes("adam"), 2 * parameters * (1 + 2));  // plus two moments
 }
 
+TEST(Training, AdamRefusesStepZeroRatherThanDividingByZero) {
+  const auto adam = OptimizerRegistry::create("adam", config_with({}));
+  std::vector<double> weights{0.5, -0.25}, gradients{0.1, 0.2}, moments(4, 0.0);
+  EXPECT_THROW(adam->update(weights.data(), gradients.data(), moments.data(), 2, 0.1, 0), std::logic_error);
+  EXPECT_EQ(weights, (std::vector<double>{0.5, -0.25}));
+  // Step 1's bias correction makes m_hat = g and v_hat = g g: each weight moves by lr, against its gradient.
+  adam->update(weights.data(), gradients.data(), moments.data(), 2, 0.1, 1);
+  EXPECT_NEAR(weights[0], 0.5 - 0.1, 1e-6);
+  EXPECT_NEAR(weights[1], -0.25 - 0.1, 1e-6);
+}
+
 struct TrainingCase {
   const char* task;
   const char* loss;
