@@ -320,6 +320,9 @@ TEST_P(InterruptTest, RemovesPartialOutputAndDiesBySignal) {
   const std::string committed = path("earlier.h5");
   const std::string final_path = path("run.h5");
   const ChildResult child = run_child([&] {
+    // As in a foreground process: a background job started by a script inherits SIGINT ignored, and an
+    // ignored signal stays ignored (IgnoredSignalStaysIgnored).
+    ::signal(signal_number, SIG_DFL);
     install_interrupt_handlers();
     {
       Hdf5File earlier(committed);
