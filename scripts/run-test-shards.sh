@@ -2,8 +2,9 @@
 # Runs every test of a GoogleTest binary in as many processes as the machine has cores, each running its
 # share (GoogleTest's sharding: GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX), and fails if any process fails.
 # ctest starts a process per test, and where start-up is dear that is most of a run: under ASan, and in
-# the suite's reruns with other BLAS kernels (docs/reliability.md, "Running the sanitizer suite"). A run in a few
-# processes also catches what ctest cannot: a test that depends on state an earlier test left behind.
+# the suite's reruns with other BLAS kernels (docs/reliability.md, "Running the sanitizer suite"). A run
+# in a few processes also catches what ctest cannot: a test that depends on state an earlier test left
+# behind.
 # The environment passes through (ASAN_OPTIONS, OPENBLAS_CORETYPE, ...); the binary runs in its own
 # directory, as under ctest. A passing process prints its summary, a failing one its whole log.
 # Usage: scripts/run-test-shards.sh TEST-BINARY [GTEST-OPTION...]

@@ -28,7 +28,7 @@ class Adam final : public Optimizer {
   template <typename T>
   static void apply(T* p, const T* g, T* state, std::size_t n, double lr, std::uint64_t step) {
     constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
-    // Step 0 would divide by 1 - beta^0 = 0 and write infinities into every weight.
+    // Step 0 would divide by 1 - beta^0 = 0: m_hat and v_hat infinite, and every weight NaN.
     if (step == 0) throw std::logic_error("adam: steps count from 1 (the bias correction is 0 at step 0)");
     const double correction1 = 1.0 - std::pow(kBeta1, static_cast<double>(step));
     const double correction2 = 1.0 - std::pow(kBeta2, static_cast<double>(step));
