@@ -91,5 +91,22 @@ TEST(EventQueue, FarEventsInAndOutOfOrderKeepCycleThenInsertionOrder) {
   EXPECT_TRUE(q.empty());
 }
 
+// A long run with few events pending at once reuses the same storage: the queue's memory is bounded by
+// what is pending, not by how many events went through.
+TEST(EventQueue, MemoryIsBoundedByThePendingEventsNotByTheirNumber) {
+  EventQueue<std::uint64_t> q;
+  Cycle now = 0;
+  std::uint64_t next = 0;
+  for (int k = 0; k < 5; ++k) q.push(now + 1 + k % 3, next++);
+  for (int k = 0; k < 100000; ++k) {
+    const auto [cycle, item] = q.pop();
+    now = cycle;
+    q.push(now + 1 + item % 7, next++);  // one out, one in: 5 pending throughout
+  }
+  EXPECT_EQ(q.size(), 5U);
+  // At most 6 buckets hold storage at once (5 events, and the cycle being drained), each for a few events.
+  EXPECT_LE(q.near_capacity(), 6U * 8U);
+}
+
 }  // namespace
 }  // namespace spatialsim::sim
