@@ -47,7 +47,7 @@ class EventQueue {
     if (at < m_cursor + kWindow) {
       ++m_near;
       Bucket& b = m_buckets[at & kMask];
-      if (b.items.empty()) take_spare(b.items);
+      take_spare(b.items);
       return b.items.emplace_back(item);
     }
     return push_far(at, item);
@@ -103,14 +103,18 @@ class EventQueue {
     }
   };
 
-  // A bucket about to take its first event gets the storage drained last. Why: the events of a run pass
-  // through a few buckets at a time, a few cycles ahead of the clock; when every bucket kept its own
-  // storage, they cycled the whole window's storage (256 buckets of a few KB) through the data cache, and
-  // the counting-mode rate was 22% lower on a machine with 1 MB of L2 (docs/performance.md).
-  [[gnu::noinline]] void take_spare(std::vector<Item>& items) {
-    if (items.capacity() != 0 || m_spare.empty()) return;
-    items.swap(m_spare.back());
-    m_spare.pop_back();
+  // A bucket without storage (about to take its first event) gets the storage drained last. Why: the
+  // events of a run pass through a few buckets at a time, a few cycles ahead of the clock; when every
+  // bucket kept its own storage, they cycled the whole window's storage (256 buckets of a few KB) through
+  // the data cache, and the counting-mode rate was 20% lower on a machine with 1 MB of L2
+  // (docs/performance.md). Inline and without allocating: with a few events per cycle, every other event
+  // pays for it.
+  void take_spare(std::vector<Item>& items) {
+    if (items.capacity() == 0 && m_spare_count != 0) items.swap(m_spare[--m_spare_count]);
+  }
+  void hand_on(std::vector<Item>& items) {
+    if (m_spare_count == m_spare.size()) m_spare.emplace_back();
+    m_spare[m_spare_count++].swap(items);  // leaves `items` without storage
   }
 
   // The cursor's cycle is drained: empties its bucket and steps the window one cycle at a time,
@@ -125,8 +129,7 @@ class EventQueue {
       if (drained.items.capacity() > kKeptCapacity) {
         std::vector<Item>().swap(drained.items);
       } else if (drained.items.capacity() != 0) {  // a cycle stepped over had no storage to hand on
-        m_spare.emplace_back();
-        m_spare.back().swap(drained.items);  // leaves the drained bucket without storage
+        hand_on(drained.items);
       }
       m_cursor = m_near == 0 ? next_far_cycle() : m_cursor + 1;
       admit_far();
@@ -177,14 +180,14 @@ class EventQueue {
       if (take_ordered) {
         const OrderedEntry& e = m_ordered.front();
         std::vector<Item>& items = m_buckets[e.cycle & kMask].items;
-        if (items.empty()) take_spare(items);
+        take_spare(items);
         items.push_back(e.item);
         m_ordered.pop_front();
       } else {
         const FarEntry e = m_far.top();
         m_far.pop();
         std::vector<Item>& items = m_buckets[e.cycle & kMask].items;
-        if (items.empty()) take_spare(items);
+        take_spare(items);
         items.push_back(m_far_items[e.slot]);
         m_free.push_back(e.slot);
       }
@@ -192,10 +195,13 @@ class EventQueue {
     }
   }
 
-  std::vector<Bucket> m_buckets;           // m_buckets[c & kMask]: cycle c, for c in the window
-  std::vector<std::vector<Item>> m_spare;  // storage of drained buckets, the last drained on top
-  Cycle m_cursor = 0;                      // the window's first cycle: the cycle of the last pop
-  std::size_t m_near = 0;                  // events in the buckets
+  std::vector<Bucket> m_buckets;  // m_buckets[c & kMask]: cycle c, for c in the window
+  // Storage of drained buckets, the last drained on top: m_spare[0, m_spare_count) (the others are
+  // vectors without storage, kept so that handing on never allocates).
+  std::vector<std::vector<Item>> m_spare;
+  std::size_t m_spare_count = 0;
+  Cycle m_cursor = 0;      // the window's first cycle: the cycle of the last pop
+  std::size_t m_near = 0;  // events in the buckets
   std::size_t m_size = 0;
   struct OrderedEntry {
     Cycle cycle;
