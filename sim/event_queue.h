@@ -106,7 +106,7 @@ class EventQueue {
   // A bucket without storage (about to take its first event) gets the storage drained last. Why: the
   // events of a run pass through a few buckets at a time, a few cycles ahead of the clock; when every
   // bucket kept its own storage, they cycled the whole window's storage (256 buckets of a few KB) through
-  // the data cache, and the counting-mode rate was 20% lower on a machine with 1 MB of L2
+  // the data cache, and the counting-mode rate was a quarter lower on a machine with 1 MB of L2
   // (docs/performance.md). Inline and without allocating: with a few events per cycle, every other event
   // pays for it.
   void take_spare(std::vector<Item>& items) {
