@@ -1,7 +1,6 @@
 #include "analysis/sweep.h"
 
 #include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <charconv>
@@ -13,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "analysis/in_order_jobs.h"
 #include "sim/counters.h"
 #include "sim/option_spec.h"
 #include "sim/text.h"
@@ -346,12 +346,13 @@ std::size_t run_sweep_jobs(const SweepPlan& plan, std::vector<std::optional<Swee
   for (std::size_t j = 0; j < rows.size(); ++j)
     if (!rows[j]) todo.push_back(j);
   // A sweep is usually written smallest first, so starting from the end starts the longest runs first and
-  // shortens the tail where one worker runs alone. The order never changes a result, only when it is ready.
+  // shortens the tail where one worker runs alone (run_in_order keeps that order on every thread). The
+  // order never changes a result, only when it is ready.
   std::reverse(todo.begin(), todo.end());
   std::optional<tbb::global_control> limit;
   if (plan.threads != 0) limit.emplace(tbb::global_control::max_allowed_parallelism, plan.threads);
   std::mutex finished;
-  tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
+  run_in_order(todo.size(), plan.threads, [&](std::size_t i) {
     const std::size_t job = todo[i];
     SweepRow row = run_sweep_job(plan, job);
     const std::lock_guard lock(finished);
