@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <utility>
@@ -74,6 +75,10 @@ struct BadVary {
   std::string vary;
   std::string message_part;
 };
+
+void PrintTo(const BadVary& c, std::ostream* os) {
+  *os << "--vary " << c.vary;
+}
 
 class SweepVaryRejects : public ::testing::TestWithParam<BadVary> {};
 

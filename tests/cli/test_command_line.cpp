@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -276,6 +277,10 @@ struct BadVary {
   std::vector<std::string> args;
   std::string message;
 };
+
+void PrintTo(const BadVary& c, std::ostream* os) {
+  for (std::size_t i = 0; i < c.args.size(); ++i) *os << (i ? " " : "") << c.args[i];
+}
 
 class CommandLineBadVary : public CommandLine, public ::testing::WithParamInterface<BadVary> {};
 

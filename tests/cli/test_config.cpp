@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,10 @@ struct Rejected {
   std::string value;
   std::string accepted;  // expected tail of the message
 };
+
+void PrintTo(const Rejected& c, std::ostream* os) {
+  *os << "getter " << static_cast<int>(c.getter) << ", value \"" << c.value << '"';
+}
 
 void call(Getter g, const Config& c) {
   switch (g) {

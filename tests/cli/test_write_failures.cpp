@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ostream>
 #include <string>
 
 #include "tests/analysis/hdf5_test_support.h"
@@ -21,6 +22,10 @@ struct WriteFailureCase {
   const char* args;    // after the binary; each writes more than the limit
   const char* output;  // the file the error names (a sweep: one of its points)
 };
+
+void PrintTo(const WriteFailureCase& c, std::ostream* os) {
+  *os << c.name << ": " << c.args;
+}
 
 class WriteFailureTest : public analysis::testing::ScratchDirTest,
                          public ::testing::WithParamInterface<WriteFailureCase> {};

@@ -39,6 +39,11 @@ struct FgCase {
   std::string split;
 };
 
+void PrintTo(const FgCase& c, std::ostream* os) {
+  *os << c.schedule << ", " << c.loss << ", " << c.tangent << " tangents, block " << c.block << ", split "
+      << (c.split.empty() ? "-" : c.split);
+}
+
 std::vector<std::string> fg_overrides(const FgCase& c) {
   return {"--model.widths=7,6,5,4",
           "--mapping.block=" + c.block,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "tests/test_names.h"
@@ -23,6 +24,10 @@ struct StatCase {
   std::string tangent;
   std::uint32_t split;  // trunk layers for split-fg
 };
+
+void PrintTo(const StatCase& c, std::ostream* os) {
+  *os << c.schedule << ", " << c.tangent << " tangents, split " << c.split;
+}
 
 class ForwardGradientStatistics : public ::testing::TestWithParam<StatCase> {};
 

@@ -30,6 +30,11 @@ struct ForwardCase {
   std::uint32_t wavefront;
 };
 
+void PrintTo(const ForwardCase& c, std::ostream* os) {
+  *os << "widths " << c.widths << ", block " << c.block << ", " << c.activation << ", " << c.loss << ", "
+      << c.placement << ", T " << c.tokens << ", B " << c.wavefront;
+}
+
 class ForwardFidelity : public ::testing::TestWithParam<ForwardCase> {};
 
 TEST_P(ForwardFidelity, OutputsAndLossEqualTheDenseReference) {
@@ -72,6 +77,11 @@ INSTANTIATE_TEST_SUITE_P(
 struct LayerShape {
   std::uint32_t d_in, d_out, r, c, act_bytes, psum_bytes;
 };
+
+void PrintTo(const LayerShape& c, std::ostream* os) {
+  *os << c.d_in << " -> " << c.d_out << " on " << c.r << "x" << c.c << ", act " << c.act_bytes << " B, psum "
+      << c.psum_bytes << " B";
+}
 
 class SingleLayerTraffic : public ::testing::TestWithParam<LayerShape> {};
 

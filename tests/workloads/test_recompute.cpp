@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -30,6 +31,11 @@ struct RecomputeCase {
   std::string loss;
   std::string block = "2x3";
 };
+
+void PrintTo(const RecomputeCase& c, std::ostream* os) {
+  *os << c.schedule << ' ' << c.option << ", widths " << c.widths << ", " << c.activation << ", " << c.loss
+      << ", block " << c.block;
+}
 
 class RecomputeGradient : public ::testing::TestWithParam<RecomputeCase> {};
 
@@ -184,6 +190,11 @@ struct CheckpointTrafficCase {
   std::uint32_t tokens;
   std::uint32_t wavefront;
 };
+
+void PrintTo(const CheckpointTrafficCase& c, std::ostream* os) {
+  *os << "widths " << c.widths << ", block " << c.block << ", " << c.placement << ", segment " << c.segment
+      << ", T " << c.tokens << ", B " << c.wavefront;
+}
 
 class CheckpointTraffic : public ::testing::TestWithParam<CheckpointTrafficCase> {};
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -126,6 +127,11 @@ struct RunCase {
   std::uint32_t wavefront;
 };
 
+void PrintTo(const RunCase& c, std::ostream* os) {
+  *os << "widths " << c.widths << ", block " << c.block << ", " << c.placement << ", T " << c.tokens << ", B "
+      << c.wavefront;
+}
+
 std::vector<std::string> overrides_for(const RunCase& c) {
   return {"--model.widths=" + c.widths, "--mapping.block=" + c.block, "--mapping.placement=" + c.placement,
           "--step.tokens=" + std::to_string(c.tokens), "--step.wavefront=" + std::to_string(c.wavefront),
@@ -141,6 +147,11 @@ struct CheckpointCase {
   RunCase run;
   std::uint32_t segment;  // 0 = round(sqrt(L))
 };
+
+void PrintTo(const CheckpointCase& c, std::ostream* os) {
+  PrintTo(c.run, os);
+  *os << ", segment " << c.segment;
+}
 
 class CheckpointCounts : public ::testing::TestWithParam<CheckpointCase> {};
 
@@ -200,6 +211,11 @@ struct RevolveCase {
   std::string first_pass;             // one letter per layer, as above
   std::vector<HandEpisode> episodes;  // in the order the backward pass needs them: target L - 2 down to 0
 };
+
+void PrintTo(const RevolveCase& c, std::ostream* os) {
+  PrintTo(c.run, os);
+  *os << ", " << c.slots << " slots, first pass " << c.first_pass << ", " << c.episodes.size() << " episodes";
+}
 
 mappings::XStash stash_of(char letter) {
   switch (letter) {
@@ -483,6 +499,10 @@ struct MinimalStepsCase {
   std::uint32_t slots;
   std::uint64_t steps;  // p(layers, slots), known
 };
+
+void PrintTo(const MinimalStepsCase& c, std::ostream* os) {
+  *os << "p(" << c.layers << ", " << c.slots << ") = " << c.steps;
+}
 
 class RevolveMinimalSteps : public ::testing::TestWithParam<MinimalStepsCase> {};
 

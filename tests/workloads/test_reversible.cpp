@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct ReversibleCase {
   std::string block, activation, loss, placement, bias;
   std::uint32_t tokens, wavefront;
 };
+
+void PrintTo(const ReversibleCase& c, std::ostream* os) {
+  *os << c.inputs << " -> " << c.width << " x " << c.depth << " -> " << c.outputs << ", block " << c.block
+      << ", " << c.activation << ", " << c.loss << ", " << c.placement << ", bias " << c.bias << ", T "
+      << c.tokens << ", B " << c.wavefront;
+}
 
 std::vector<std::string> overrides_of(const ReversibleCase& c, const std::string& arith) {
   return {"--model.kind=reversible",

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -67,6 +68,11 @@ struct FdCase {
   Loss loss;
   std::uint32_t blocks;
 };
+
+void PrintTo(const FdCase& c, std::ostream* os) {
+  *os << mappings::activation_names().at(static_cast<std::size_t>(c.activation)) << ", "
+      << loss_names().at(static_cast<std::size_t>(c.loss)) << ", " << c.blocks << " blocks";
+}
 
 class DenseReversibleFiniteDifference : public ::testing::TestWithParam<FdCase> {};
 

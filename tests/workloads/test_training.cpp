@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "tests/workloads/network_test_support.h"
 #include "workloads/network_program.h"
@@ -155,6 +156,10 @@ struct TrainingCase {
   const char* optimizer;
   const char* lr;
 };
+
+void PrintTo(const TrainingCase& c, std::ostream* os) {
+  *os << c.task << ", " << c.loss << ", " << c.optimizer << ", lr " << c.lr;
+}
 
 class LossFalls : public ::testing::TestWithParam<TrainingCase> {};
 
