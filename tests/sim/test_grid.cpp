@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/grid.h"
+#include "tests/enum_printers.h"
 
 namespace spatialsim::sim {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mappings/activation.h"
+#include "tests/enum_printers.h"
 #include "workloads/reference/finite_difference.h"
 
 namespace spatialsim::mappings {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/enum_printers.h"
 #include "workloads/loss.h"
 #include "workloads/reference/finite_difference.h"
 

@@ -70,8 +70,7 @@ struct FdCase {
 };
 
 void PrintTo(const FdCase& c, std::ostream* os) {
-  *os << mappings::activation_names().at(static_cast<std::size_t>(c.activation)) << ", "
-      << loss_names().at(static_cast<std::size_t>(c.loss)) << ", " << c.blocks << " blocks";
+  *os << mappings::name(c.activation) << ", " << name(c.loss) << ", " << c.blocks << " blocks";
 }
 
 class DenseReversibleFiniteDifference : public ::testing::TestWithParam<FdCase> {};

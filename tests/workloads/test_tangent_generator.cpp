@@ -17,6 +17,7 @@
 #include "mappings/partition.h"
 #include "sim/config.h"
 #include "sim/option_spec.h"
+#include "tests/enum_printers.h"
 #include "workloads/philox.h"
 #include "workloads/tangent_generator.h"
 
