@@ -12,8 +12,8 @@
 #include <string_view>
 #include <utility>
 
-#include "analysis/in_order_jobs.h"
 #include "sim/counters.h"
+#include "sim/in_order_jobs.h"
 #include "sim/option_spec.h"
 #include "sim/text.h"
 #include "workloads/run_setup.h"
@@ -352,7 +352,7 @@ std::size_t run_sweep_jobs(const SweepPlan& plan, std::vector<std::optional<Swee
   std::optional<tbb::global_control> limit;
   if (plan.threads != 0) limit.emplace(tbb::global_control::max_allowed_parallelism, plan.threads);
   std::mutex finished;
-  run_in_order(todo.size(), plan.threads, [&](std::size_t i) {
+  sim::run_in_order(todo.size(), plan.threads, [&](std::size_t i) {
     const std::size_t job = todo[i];
     SweepRow row = run_sweep_job(plan, job);
     const std::lock_guard lock(finished);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/counters.h"
+#include "sim/in_order_jobs.h"
 #include "workloads/network_program.h"
 #include "workloads/optimizers/i_optimizer.h"
 #include "workloads/reversible/reversible_model.h"
@@ -161,7 +162,12 @@ std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& c
   if (setup.threads != 0)
     limit =
         std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, setup.threads);
-  tbb::parallel_for(std::size_t{0}, schedules.size(), [&](std::size_t k) {
+  // A list of schedules is usually written cheapest first (forward, then backprop, then the schedules that
+  // recompute), so handing out the last first starts the longest runs first and shortens the tail where one
+  // worker runs alone, as a sweep does (analysis/sweep.cpp). Each result keeps its place in the list.
+  const std::size_t count = schedules.size();
+  sim::run_in_order(count, setup.threads, [&](std::size_t i) {
+    const std::size_t k = count - 1 - i;
     const RunOptions options{.observer = observers.empty() ? nullptr : observers[k],
                              .for_checks = for_checks};
     results[k] = run_schedule(setup, config, schedules[k], options);

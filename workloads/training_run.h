@@ -84,10 +84,10 @@ RunResult run_schedule(const RunSetup& setup, const sim::Config& config, const s
                        const RunOptions& options = {});
 
 // Runs several schedules on the same setup, in parallel on up to setup.threads worker threads (0: all
-// cores). Each run is independent and deterministic, so the results, returned in the order of
-// `schedules`, do not depend on the thread count. `observers` is empty (none) or holds one observer per
-// schedule, in the same order (null entries allowed); std::invalid_argument otherwise.
-// `for_checks`: RunOptions::for_checks of every run.
+// cores), the last of the list started first. Each run is independent and deterministic, so the results,
+// returned in the order of `schedules`, do not depend on the thread count or on which ran first. `observers`
+// is empty (none) or holds one observer per schedule, in the same order (null entries allowed);
+// std::invalid_argument otherwise. `for_checks`: RunOptions::for_checks of every run.
 std::vector<RunResult> run_schedules(const RunSetup& setup, const sim::Config& config,
                                      const std::vector<std::string>& schedules,
                                      std::span<StepObserver* const> observers = {}, bool for_checks = true);

@@ -2,7 +2,8 @@
 // per-tile counters, losses, outputs, first-step gradients, tangent scalars and reconstruction drift
 // whatever the thread count (1, 2, 8), and again in a second run in the same process, for every schedule
 // (the exact ones, forward-gradient and split-fg on an mlp; reversible on a reversible model); a sweep
-// writes the same /sweep/points table with 1 or 2 threads, wall-clock columns aside.
+// writes the same /sweep/points table with 1 or 2 threads, wall-clock columns aside; run_schedules starts
+// the last schedule of a list first and returns each result in its place.
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
@@ -140,6 +141,45 @@ INSTANTIATE_TEST_SUITE_P(
                       DeterminismCase{"mlp", "none"}, DeterminismCase{"reversible", "fp32"},
                       DeterminismCase{"reversible", "fp64"}, DeterminismCase{"reversible", "none"}),
     [](const ::testing::TestParamInfo<DeterminismCase>& p) { return p.param.model + "_" + p.param.arith; });
+
+// --- The order run_schedules starts a list in -----------------------------------------------------------
+
+// Logs, at its run's first step, the place in the list of the schedule it watches.
+class StartLog : public StepObserver {
+ public:
+  StartLog(std::vector<std::size_t>& log, std::size_t place) : m_log(log), m_place(place) {}
+  void begin_step(std::uint32_t step) override {
+    if (step == 0) m_log.push_back(m_place);
+  }
+  void end_step(std::uint32_t /*step*/, const sim::Counters& /*counters*/) override {}
+
+ private:
+  std::vector<std::size_t>& m_log;
+  std::size_t m_place;
+};
+
+// A list is usually written cheapest first, so the last schedule starts first; each result keeps its place.
+// Shown to fail on the dispatch before (tbb::parallel_for, which on one thread started 0, 1, 2).
+TEST(RunSchedules, OneThreadStartsTheLastOfTheListFirstAndKeepsEachResultInItsPlace) {
+  const sim::Config config = config_with(
+      {"--model.inputs=12", "--model.width=16", "--model.depth=3", "--model.outputs=6", "--sim.arith=none"});
+  RunSetup setup = setup_from_config(config);
+  setup.threads = 1;
+  const std::vector<std::string> schedules = {"forward", "backprop", "checkpoint"};
+  std::vector<std::size_t> started;
+  std::vector<StartLog> logs;
+  for (std::size_t k = 0; k < schedules.size(); ++k) logs.emplace_back(started, k);
+  std::vector<StepObserver*> observers;
+  for (StartLog& log : logs) observers.push_back(&log);
+
+  const std::vector<RunResult> results = run_schedules(setup, config, schedules, observers);
+  EXPECT_EQ(started, (std::vector<std::size_t>{2, 1, 0}));
+  ASSERT_EQ(results.size(), schedules.size());
+  for (std::size_t k = 0; k < schedules.size(); ++k) {
+    EXPECT_EQ(results[k].schedule, schedules[k]);
+    EXPECT_TRUE(results[k].counters == run_schedule(setup, config, schedules[k]).counters) << schedules[k];
+  }
+}
 
 // --- A sweep through the binary ----------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-#include "analysis/in_order_jobs.h"
+#include "sim/in_order_jobs.h"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-namespace spatialsim::analysis {
+namespace spatialsim::sim {
 namespace {
 
 using std::chrono::milliseconds;
@@ -139,4 +139,4 @@ TEST(RunInOrder, JobsMayRunNestedParallelLoops) {
 }
 
 }  // namespace
-}  // namespace spatialsim::analysis
+}  // namespace spatialsim::sim

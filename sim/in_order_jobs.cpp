@@ -1,4 +1,4 @@
-#include "analysis/in_order_jobs.h"
+#include "sim/in_order_jobs.h"
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <atomic>
 
-namespace spatialsim::analysis {
+namespace spatialsim::sim {
 
 void run_in_order(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& job) {
   if (count == 0) return;
@@ -37,4 +37,4 @@ void run_in_order(std::size_t count, std::size_t threads, const std::function<vo
       tbb::simple_partitioner{});
 }
 
-}  // namespace spatialsim::analysis
+}  // namespace spatialsim::sim

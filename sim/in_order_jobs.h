@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace spatialsim::analysis {
+namespace spatialsim::sim {
 
 // Calls job(i) once for every i in [0, count), on at most `threads` threads (0: as many as TBB allows;
 // a tbb::global_control in force also bounds it). Job i is handed to a worker only after jobs 0..i-1.
@@ -22,4 +22,4 @@ namespace spatialsim::analysis {
 // rethrown.
 void run_in_order(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& job);
 
-}  // namespace spatialsim::analysis
+}  // namespace spatialsim::sim
