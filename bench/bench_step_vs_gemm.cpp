@@ -11,8 +11,8 @@
 // and the one-step run that also keeps what the gradient checks read (the initial weights and the first
 // step's gradients as whole fp64 matrices), as `spatialsim run --check` or `--export-check` does
 // (RunOptions::for_checks; a plain run does not).
-// Prints the medians and their ratios. Both sides run OpenBLAS on one thread: the simulator sets that at its
-// first product (sim/matrix_kernels.cpp), before the first timed GEMM; only the untimed warm-up uses more.
+// Prints the medians and their ratios. Both sides run OpenBLAS on one thread, set before anything runs
+// (sim::use_single_threaded_blas, as the simulator's own main does).
 // OPENBLAS_CORETYPE picks the kernels for both (sim/blas_kernels.h).
 
 #include <cblas.h>
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "sim/blas_kernels.h"
 #include "workloads/run_setup.h"
 #include "workloads/training_run.h"
 
@@ -103,6 +104,7 @@ std::string option(int argc, char** argv, const std::string& name, const std::st
 }  // namespace
 
 int main(int argc, char** argv) {
+  spatialsim::sim::use_single_threaded_blas();
   const std::string block = option(argc, argv, "block", "4x4");
   const std::string wavefront = option(argc, argv, "wavefront", "128");
   const int repetitions = std::stoi(option(argc, argv, "repetitions", "5"));
@@ -120,7 +122,7 @@ int main(int argc, char** argv) {
   std::vector<float> grad = random_matrix(std::size_t{kTokens} * kWidth), grad_next(grad.size()),
                      dw(std::size_t{kWidth} * kWidth);
 
-  gemm_step(w, act, grad, grad_next, dw);  // warm-up: OpenBLAS threads and buffers
+  gemm_step(w, act, grad, grad_next, dw);  // warm-up: OpenBLAS buffers
   // sim_s: run_schedule with train.steps = 1, everything included (building the blocks, drawing the
   // weights and the data, the step, the update), as a run without checks does it. marginal_s: (steps = 3)
   // - (steps = 1), halved: what one more step costs once the run is set up (its data, the step and the

@@ -8,7 +8,19 @@
 
 #include "sim/text.h"
 
+// OpenBLAS's pthreads build exports this without declaring it in a header: it stops the worker threads
+// (a later multithreaded call would start them again). Weak, so that a BLAS without it still links and runs.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
 namespace spatialsim::sim {
+
+void use_single_threaded_blas() {
+  [[maybe_unused]] static const bool once = [] {
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+    return true;
+  }();
+}
 
 std::string blas_kernels() {
   return openblas_get_corename();

@@ -13,6 +13,7 @@
 //   sim::blas_kernels();        // "Prescott": the kernel set OpenBLAS chose
 //   sim::blas_configuration();  // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ... Prescott MAX_THREADS=64"
 //   sim::blas_advice();         // "" or a sentence naming the OPENBLAS_CORETYPE to set
+//   sim::use_single_threaded_blas();  // at start-up, before any product and before other threads start
 
 #include <string>
 #include <string_view>
@@ -32,6 +33,19 @@ VectorUnits this_cpu_vector_units();
 // The OPENBLAS_CORETYPE that gives `cpu` faster kernels than `kernels` (OpenBLAS's name of a set), or empty:
 // only when `kernels` uses no AVX2 and the CPU has AVX2 and FMA.
 std::string faster_coretype(std::string_view kernels, VectorUnits cpu);
+
+// Every product runs on the thread that asks for it, and OpenBLAS's own worker threads are stopped. Once per
+// process; the matrix kernels call it before their first product, and `main` calls it at start-up.
+//
+// Why: tiles multiply small slices, and runs of several schedules or sweep points already use every core
+// through TBB, so OpenBLAS's threads would only oversubscribe the machine; one thread also keeps every
+// product's summation order fixed, whatever the machine. Setting the thread count is not enough: the
+// pthreads build starts its workers when the library loads, and each spins (sched_yield) for about 2^28
+// clock ticks before it sleeps, about 0.13 s of a core here, taken from the simulator's second thread
+// (docs/performance.md, "OpenBLAS's idle workers"). Stopping them (blas_thread_shutdown_, which the pthreads
+// build exports; a build without it has no workers to stop) gives that core back.
+// Contract: no BLAS call is running on another thread.
+void use_single_threaded_blas();
 
 // A sentence for the user when faster_coretype applies to this process and OPENBLAS_CORETYPE is not set
 // (a set one is the user's choice); else empty.

@@ -6,18 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/blas_kernels.h"
+
 namespace spatialsim::sim {
 namespace {
-
-// Tiles multiply small slices, and runs of several schedules or sweep points already use every core
-// through TBB; OpenBLAS's own threads would only oversubscribe the machine. One thread also keeps every
-// product's summation order fixed, whatever the machine. Set once, before the first product.
-void use_single_threaded_blas() {
-  [[maybe_unused]] static const bool once = [] {
-    openblas_set_num_threads(1);
-    return true;
-  }();
-}
 
 void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc) {

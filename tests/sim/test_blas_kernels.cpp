@@ -1,9 +1,13 @@
-// Which OPENBLAS_CORETYPE the simulator suggests, and when (sim/blas_kernels.h).
+// Which OPENBLAS_CORETYPE the simulator suggests, and when, and that OpenBLAS's workers are stopped
+// (sim/blas_kernels.h).
 #include "sim/blas_kernels.h"
 
+#include <cblas.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <iterator>
 #include <string>
 
 namespace spatialsim::sim {
@@ -12,6 +16,11 @@ namespace {
 constexpr VectorUnits kSse{};
 constexpr VectorUnits kAvx2{.avx2_fma = true, .avx512 = false};
 constexpr VectorUnits kAvx512{.avx2_fma = true, .avx512 = true};
+
+std::ptrdiff_t threads_in_this_process() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                       std::filesystem::directory_iterator{});
+}
 
 TEST(BlasKernels, OldKernelsOnAVectorCpuGetTheSetItCanRun) {
   // The case seen on the project's VM: the model hidden, the oldest set chosen.
@@ -55,6 +64,22 @@ TEST(BlasKernels, ASetCoretypeIsTheUsersChoice) {
     ::setenv("OPENBLAS_CORETYPE", kept.c_str(), 1);
   else
     ::unsetenv("OPENBLAS_CORETYPE");
+}
+
+TEST(BlasKernels, SingleThreadedBlasStopsOpenBlasWorkers) {
+  // Until stopped, OpenBLAS's pthreads build runs one worker per core but the caller's, started when it
+  // loaded (none with OPENBLAS_NUM_THREADS=1, or once an earlier test of this process has stopped them).
+  const int blas_threads = openblas_get_num_threads();
+  const std::ptrdiff_t before = threads_in_this_process();
+  use_single_threaded_blas();
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+  EXPECT_EQ(threads_in_this_process(), before - (blas_threads - 1));
+  // A product afterwards runs on this thread and starts no worker again.
+  const float a[4] = {1, 2, 3, 4};
+  float c[4] = {};
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, a, 2, a, 2, 0.0f, c, 2);
+  EXPECT_EQ(c[0], 7.0f);
+  EXPECT_EQ(threads_in_this_process(), before - (blas_threads - 1));
 }
 
 }  // namespace
