@@ -143,9 +143,12 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
 void write_settings_line(std::ostream& out, const sim::Config& config) {
   // A config file's values in effect are counted, not listed (a file such as seed-grid.ini sets two
   // dozen, the widths alone 170 characters): the file names them, and the results file's config_set lists
-  // each. A file whose every value the command line overrode has none in effect and is not named. Values
+  // each. A file whose every value the command line overrode is named too, with none in effect. Values
   // from anywhere else (the command line) are listed, quoted and escaped, so that the line stays one.
-  std::vector<std::pair<std::string, std::size_t>> files;  // in order of first appearance
+  std::vector<std::pair<std::string, std::size_t>> files;  // in the order read, then of first appearance
+  for (const std::string& file : config.files())
+    if (std::none_of(files.begin(), files.end(), [&](const auto& f) { return f.first == file; }))
+      files.emplace_back(file, 0);
   std::vector<std::string> listed;
   for (const std::string& key : config.keys()) {
     const std::string& origin = config.origin(key);

@@ -44,8 +44,8 @@ std::string format_ratio(double numerator, double denominator);
 // placement, tokens and wavefronts, arithmetic and seed, energy preset and the prices used.
 void write_setup_header(std::ostream& out, const workloads::RunSetup& setup);
 // The "set" line: what changed the defaults, so that a printed table says what made it: each config
-// file with how many of its options are in effect, then every option set elsewhere (the command line)
-// with its value.
+// file with how many of its options are in effect (0 when the command line overrode them all), then every
+// option set elsewhere (the command line) with its value.
 void write_settings_line(std::ostream& out, const sim::Config& config);
 
 // The result of `schedule` among `results`, or nullptr.

@@ -55,6 +55,10 @@ class Config {
   // Every value that did not come from the defaults, in key order, as `key = "value" (from ORIGIN)` (the
   // form of an error's first part; the value escaped but never cut): what a user set, and where.
   std::vector<std::string> explicit_settings() const;
+  // The config files read, in order, named as in their values' origins ("FILE:LINE"): a file whose every
+  // value was overridden afterwards is still one the user gave.
+  void add_file(const std::string& file) { m_files.push_back(file); }
+  const std::vector<std::string>& files() const { return m_files; }
 
   std::string get_string(const std::string& key) const { return raw(key); }
   std::int64_t get_int(const std::string& key) const;
@@ -87,6 +91,7 @@ class Config {
     std::optional<std::string> default_value;  // kept when a file or the command line replaced it
   };
   std::map<std::string, Entry> m_values;
+  std::vector<std::string> m_files;
 };
 
 }  // namespace spatialsim::sim

@@ -92,6 +92,17 @@ TEST_F(RunCommandTest, TheHeaderAndTheFileSayWhatWasSetAndWhere) {
             "train.lr = \"0.05\" (from lr.ini:2)");
 }
 
+// A file the command line overrode entirely still made the run (it was read, and checked): it is named.
+TEST_F(RunCommandTest, AFileWhoseEveryOptionWasOverriddenIsStillNamed) {
+  std::ofstream(path("lr.ini")) << "[train]\nlr = 0.05\n";
+  const BinaryRun r = run("--config=lr.ini --train.lr=0.01 --out=set.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nset     lr.ini (0 options in effect); out = \"set.h5\" (command line); train.lr = "
+                       "\"0.01\" (command line)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {
   const BinaryRun r = run("--out=" + path("missing/dir/r.h5"));
   EXPECT_EQ(r.exit_code, 2);
