@@ -42,9 +42,9 @@ std::string faster_coretype(std::string_view kernels, VectorUnits cpu);
 // product's summation order fixed, whatever the machine. Setting the thread count is not enough: the
 // pthreads build starts its workers when the library loads, and each spins (sched_yield) for about 2^28
 // clock ticks before it sleeps, about 0.13 s of a core here, taken from the simulator's second thread
-// (docs/performance.md, "OpenBLAS's idle workers"). Stopping them (blas_thread_shutdown_, which the pthreads
-// build exports; a build without it has no workers to stop) gives that core back.
-// Contract: no BLAS call is running on another thread.
+// (docs/performance.md, "OpenBLAS's idle workers stopped"). Stopping them (blas_thread_shutdown_, which the
+// pthreads build exports; a build without it has no workers to stop) gives that core back. Contract: no BLAS
+// call is running on another thread.
 void use_single_threaded_blas();
 
 // A sentence for the user when faster_coretype applies to this process and OPENBLAS_CORETYPE is not set
