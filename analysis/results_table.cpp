@@ -145,7 +145,8 @@ void write_settings_line(std::ostream& out, const sim::Config& config) {
   // dozen, the widths alone 170 characters): the file names them, and the results file's config_set lists
   // each. A file whose every value the command line overrode is named too, with none in effect. Values
   // from anywhere else (the command line) are listed, quoted and escaped, so that the line stays one.
-  std::vector<std::pair<std::string, std::size_t>> files;  // in the order read, then of first appearance
+  // In the order read (Config::files); a FILE:LINE origin set some other way comes after.
+  std::vector<std::pair<std::string, std::size_t>> files;
   for (const std::string& file : config.files())
     if (std::none_of(files.begin(), files.end(), [&](const auto& f) { return f.first == file; }))
       files.emplace_back(file, 0);

@@ -11,9 +11,8 @@
 // and the one-step run that also keeps what the gradient checks read (the initial weights and the first
 // step's gradients as whole fp64 matrices), as `spatialsim run --check` or `--export-check` does
 // (RunOptions::for_checks; a plain run does not).
-// Prints the medians and their ratios. Both sides run OpenBLAS on one thread and keep freed memory for
-// reuse, both set before anything runs (sim::use_single_threaded_blas, sim::keep_freed_memory_for_reuse),
-// as the simulator's own main does.
+// Prints the medians and their ratios. Both sides run in the process the simulator's own main prepares
+// (sim::prepare_process: OpenBLAS on one thread, freed memory kept for reuse), set before anything runs.
 // OPENBLAS_CORETYPE picks the kernels for both (sim/blas_kernels.h).
 
 #include <cblas.h>
@@ -27,8 +26,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
-#include "sim/allocator_settings.h"
-#include "sim/blas_kernels.h"
+#include "sim/process_settings.h"
 #include "workloads/run_setup.h"
 #include "workloads/training_run.h"
 
@@ -106,8 +104,7 @@ std::string option(int argc, char** argv, const std::string& name, const std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  spatialsim::sim::keep_freed_memory_for_reuse();
-  spatialsim::sim::use_single_threaded_blas();
+  spatialsim::sim::prepare_process();
   const std::string block = option(argc, argv, "block", "4x4");
   const std::string wavefront = option(argc, argv, "wavefront", "128");
   const int repetitions = std::stoi(option(argc, argv, "repetitions", "5"));

@@ -354,7 +354,6 @@ Invocation parse_command_line(const std::vector<std::string>& args, std::string_
         throw sim::ConfigError(e.key, shown(file) + ":" + std::to_string(e.line) + ": " +
                                           unknown_key_text(e.key, shown(e.key), "", defaults, settable));
     apply_ini(entries, file, inv.config);
-    inv.config.add_file(file);
   }
   inv.config_files = options.config_files;
   for (const auto& s : options.settings) inv.config.set(s.key, s.value, kCommandLineOrigin);

@@ -163,6 +163,7 @@ void apply_ini(const std::vector<IniEntry>& entries, const std::string& source, 
                const std::string& fixed_origin) {
   for (const auto& e : entries)
     config.set(e.key, e.value, fixed_origin.empty() ? source + ":" + std::to_string(e.line) : fixed_origin);
+  if (fixed_origin.empty()) config.add_file(source);
 }
 
 }  // namespace spatialsim::cli

@@ -36,8 +36,9 @@ struct IniEntry {
 std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source);
 // Reads and parses a file; a missing, unreadable or non-regular file is a ConfigError naming it.
 std::vector<IniEntry> read_ini_file(const std::string& path);
-// Sets every entry into `config` with origin "SOURCE:LINE", or with `fixed_origin` when it is non-empty
-// (the embedded defaults use "default", which is what Config::is_explicit tests).
+// Sets every entry into `config` with origin "SOURCE:LINE", and adds SOURCE to Config::files (even with no
+// entry), or with `fixed_origin` when it is non-empty (the embedded defaults use "default", which is what
+// Config::is_explicit tests; no file is added then).
 void apply_ini(const std::vector<IniEntry>& entries, const std::string& source, sim::Config& config,
                const std::string& fixed_origin = "");
 

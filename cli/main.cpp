@@ -15,8 +15,7 @@
 #include "cli/command_line.h"
 #include "cli/help_text.h"
 #include "cli/model_shape_precedence.h"
-#include "sim/allocator_settings.h"
-#include "sim/blas_kernels.h"
+#include "sim/process_settings.h"
 
 namespace {
 
@@ -90,9 +89,7 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any thread starts: sim/allocator_settings.h, sim/blas_kernels.h.
-  spatialsim::sim::keep_freed_memory_for_reuse();
-  spatialsim::sim::use_single_threaded_blas();
+  spatialsim::sim::prepare_process();  // before any thread starts
   const int code = run_main(argc, argv);
   if (spatialsim::analysis::hdf5_abandoned_a_file()) {
     // HDF5's exit handlers would crash on the file left unclosed (analysis/hdf5_file.h): leave without them.

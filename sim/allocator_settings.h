@@ -11,7 +11,7 @@
 // Memory then stays at the run's peak instead of following it down; it never grows past it.
 //
 // Usage:
-//   sim::keep_freed_memory_for_reuse();   // first thing in main, before any thread starts
+//   sim::keep_freed_memory_for_reuse();   // before any thread starts (sim::prepare_process does)
 
 namespace spatialsim::sim {
 

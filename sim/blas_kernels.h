@@ -35,7 +35,7 @@ VectorUnits this_cpu_vector_units();
 std::string faster_coretype(std::string_view kernels, VectorUnits cpu);
 
 // Every product runs on the thread that asks for it, and OpenBLAS's own worker threads are stopped. Once per
-// process; the matrix kernels call it before their first product, and `main` calls it at start-up.
+// process; the matrix kernels call it before their first product, and sim::prepare_process at start-up.
 //
 // Why: tiles multiply small slices, and runs of several schedules or sweep points already use every core
 // through TBB, so OpenBLAS's threads would only oversubscribe the machine; one thread also keeps every

@@ -160,6 +160,9 @@ TEST(IniFile, ApplySetsOriginsWithLineNumbers) {
   apply_ini(parse_ini("[model]\ndepth = 4\n", "d"), "d", c, "default");
   EXPECT_EQ(c.origin("model.depth"), "default");
   EXPECT_FALSE(c.is_explicit("model.depth"));
+  // The file is listed once read, the defaults are not a file, and an empty file is one the user gave.
+  apply_ini({}, "empty.ini", c);
+  EXPECT_EQ(c.files(), (std::vector<std::string>{"run.ini", "empty.ini"}));
 }
 
 TEST(IniFile, ReadsFileAndNamesItInErrors) {

@@ -1,0 +1,14 @@
+#pragma once
+// What a program that runs the simulator sets before anything else: large freed blocks kept for reuse
+// (sim/allocator_settings.h), and every BLAS product on the calling thread with OpenBLAS's own workers
+// stopped (sim/blas_kernels.h). `spatialsim`'s main calls it, and so does a benchmark that times what
+// `spatialsim` runs (bench_step_vs_gemm), so that both measure the same process.
+//
+// Usage:
+//   int main() { sim::prepare_process(); ... }   // before any thread starts
+
+namespace spatialsim::sim {
+
+void prepare_process();
+
+}  // namespace spatialsim::sim
