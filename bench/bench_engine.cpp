@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "bench/prepared_main.h"
 #include "sim/engine.h"
 #include "sim/event_queue.h"
 #include "sim/grid.h"
@@ -121,4 +122,6 @@ BENCHMARK(BM_GridHops)->Arg(0)->Arg(1);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return spatialsim::bench::run_prepared_benchmarks(argc, argv);
+}

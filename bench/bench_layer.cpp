@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/prepared_main.h"
 #include "cli/command_line.h"
 #include "workloads/run_setup.h"
 #include "workloads/training_run.h"
@@ -54,4 +55,6 @@ BENCHMARK(BM_Layer)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return spatialsim::bench::run_prepared_benchmarks(argc, argv);
+}
