@@ -310,8 +310,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
       out << "    injection interval, contention and cycle-level timing (residual): "
           << format_number(simulated - filled)
           << " (links with finite bandwidth or timed compute: a layer-latency is not its hops, so the "
-             "interval "
-             "is not set against it)\n";
+             "interval is not set against it)\n";
     }
     if (setup.placement.stages != 0) {
       const std::uint32_t p = setup.placement.stages;

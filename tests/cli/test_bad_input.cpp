@@ -242,9 +242,7 @@ const BadInputCase kCases[] = {
      "data.teacher_width = \"7\" (from command line): is the teacher task's width, and data.task = mixture"},
     {"SeedInCountingMode", "--sim.arith=none --sim.seed=3",
      "sim.seed = \"3\" (from command line): only changes the values computed, and counting mode (sim.arith = "
-     "none) computes none; remove "
-     "it "
-     "or set sim.arith=fp32 or fp64"},
+     "none) computes none; remove it or set sim.arith=fp32 or fp64"},
     {"LearningRateInACountingSweep", "sweep --sim.arith=none --vary train.lr=0.1,0.2 --out=s.h5",
      "--vary train.lr=0.1,0.2: only changes the values computed, and counting mode (sim.arith = none) "
      "computes none; do not vary it, or set sim.arith=fp32 or fp64"},

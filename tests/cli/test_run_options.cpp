@@ -102,9 +102,8 @@ TEST_F(IgnoredOptionTest, TheErrorSaysWhereTheValueCameFrom) {
        "that does not run on this model (compare runs forward, reversible); remove it\n"},
       {"run --schedule=forward --train.lr=0.3",
        "spatialsim: error: train.lr = \"0.3\" (from command line): is read by the weight update, "
-       "and "
-       "schedule = forward does not train (no backward pass, no update); remove it or add a schedule that "
-       "trains, such as backprop, to schedule\n"},
+       "and schedule = forward does not train (no backward pass, no update); remove it or add a schedule "
+       "that trains, such as backprop, to schedule\n"},
   };
   for (const auto& [args, error] : cases) {
     const testing::BinaryRun r = run(args + " --out=o.h5");

@@ -14,8 +14,7 @@ namespace {
 const sim::OptionRegistration options{
     {"backprop.xstash", "choice",
      "replicate (every tile of a lane stashes its inputs) | rebroadcast (only the lane entry does, and "
-     "resends "
-     "them in the backward pass)"},
+     "resends them in the backward pass)"},
 };
 
 // The two policies under which a layer's own backward pass finds its inputs (the others are recomputing
