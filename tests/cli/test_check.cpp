@@ -36,6 +36,19 @@ TEST_F(CheckTest, Fp64GradientsPassAndThePerLayerTableIsPrinted) {
   EXPECT_NE(r.out.find("  bias -\n"), std::string::npos) << r.out;
 }
 
+// Only the first step is checked (the reference starts from the initial weights): a run of several steps
+// says so, as a loss that overflows in a later step would otherwise sit under a "passed" that never saw it.
+TEST_F(CheckTest, ARunOfSeveralStepsSaysItsFirstStepIsTheOneChecked) {
+  const BinaryRun several = run("--schedule=backprop --sim.arith=fp64 --train.steps=3 --check");
+  ASSERT_EQ(several.exit_code, 0) << several.err;
+  EXPECT_NE(several.out.find("check of step 0 of steps 0..2 against the dense reference"), std::string::npos)
+      << several.out;
+  const BinaryRun one = run("--schedule=backprop --sim.arith=fp64 --check");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("\ncheck against the dense reference (max relative error"), std::string::npos)
+      << one.out;
+}
+
 // Layers sharing tiles (mapping.stages) keep every value on its own layer: 5 layers on 2 and on 3 stages
 // (non-dividing), and a reversible model's 8 dense layers on 3.
 TEST_F(CheckTest, PipelineStagesPassEveryScheduleCheck) {
