@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <variant>
 
 #include "analysis/run_metrics.h"
@@ -62,6 +64,11 @@ std::string widths_text(const std::vector<std::uint32_t>& widths) {
   return out;
 }
 
+// "1 layer", "3 layers": a count of one in the plural reads as a misprint.
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 }  // namespace
 
 const std::vector<std::string>& default_table_rows() {
@@ -107,10 +114,10 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   if (s.model.widths.empty())
     out << "0 layers";
   else if (s.model.kind == workloads::ModelKind::reversible)  // widths are stages: entry, L blocks, exit
-    out << s.model.coupling_blocks() << " coupling blocks: " << s.model.dense_layers().size()
-        << " dense layers";
+    out << counted(s.model.coupling_blocks(), "coupling block", "coupling blocks") << ": "
+        << s.model.dense_layers().size() << " dense layers";
   else
-    out << s.model.layers() << " layers";
+    out << counted(s.model.layers(), "layer", "layers");
   out << ")\n";
   out << "grid    " << s.grid_width << "x" << s.grid_height << " " << sim::name(s.topology);
   if (!s.placement.blocks.empty())
@@ -118,15 +125,18 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   out << ", placement " << s.placement_name;
   if (const std::uint32_t p = s.placement.stages; p != 0) {
     if (p == s.placement.blocks.size())
-      out << ", " << p << " pipeline stages of one layer each (fully spatial)";
+      out << ", "
+          << (p == 1 ? "1 pipeline stage of one layer"
+                     : std::to_string(p) + " pipeline stages of one layer each")
+          << " (fully spatial)";
     else
-      out << ", " << p << (p == 1 ? " pipeline stage" : " pipeline stages")
-          << " (layers sharing a stage's block)";
+      out << ", " << counted(p, "pipeline stage", "pipeline stages") << " (layers sharing a stage's block)";
   }
   out << "\n";
-  out << "step    " << s.tokens << " tokens in " << s.wavefront_count() << " wavefronts of "
-      << s.tokens_per_wavefront << ", injected every " << s.injection_interval << " cycles; " << s.steps
-      << (s.steps == 1 ? " step" : " steps") << "\n";
+  out << "step    " << counted(s.tokens, "token", "tokens") << " in "
+      << counted(s.wavefront_count(), "wavefront", "wavefronts") << " of " << s.tokens_per_wavefront
+      << ", injected every " << counted(s.injection_interval, "cycle", "cycles") << "; "
+      << counted(s.steps, "step", "steps") << "\n";
   // Counting mode computes no values, so no seed reaches its numbers (cli/run_options.h).
   if (s.arithmetic == workloads::Arithmetic::none)
     out << "arith   none (counting only: no values, so no seed)\n";

@@ -312,5 +312,45 @@ TEST(ResultsTable, SetupHeader) {
       << reversible.str();
 }
 
+// Counts of one read in the singular: "1 layers" or "1 wavefronts" reads as a misprint of another count.
+TEST(ResultsTable, SetupHeaderCountsOfOneAreSingular) {
+  workloads::RunSetup s;
+  s.model.widths = {32, 10};
+  s.grid_width = 2;
+  s.grid_height = 2;
+  s.placement_name = "zigzag";
+  s.placement.blocks = {mappings::BlockLayout{.rows = 2, .cols = 2}};
+  s.placement.stages = 1;
+  s.tokens = 8;
+  s.tokens_per_wavefront = 8;
+  s.injection_interval = 3;
+  s.arithmetic = workloads::Arithmetic::none;
+  s.prices = {"dally2023", 0.4, 1.0, 0.1};
+  std::ostringstream one;
+  write_setup_header(one, s);
+  EXPECT_NE(one.str().find("widths 32,10 (1 layer)\n"), std::string::npos) << one.str();
+  EXPECT_NE(one.str().find("1 pipeline stage of one layer (fully spatial)\n"), std::string::npos)
+      << one.str();
+  EXPECT_NE(one.str().find("8 tokens in 1 wavefront of 8, injected every 3 cycles; 1 step\n"),
+            std::string::npos)
+      << one.str();
+
+  s.tokens = 1;
+  s.tokens_per_wavefront = 1;
+  s.injection_interval = 1;
+  std::ostringstream token;
+  write_setup_header(token, s);
+  EXPECT_NE(token.str().find("1 token in 1 wavefront of 1, injected every 1 cycle; 1 step\n"),
+            std::string::npos)
+      << token.str();
+
+  s.model.kind = workloads::ModelKind::reversible;
+  s.model.widths = {12, 8, 8, 5};  // inputs, the entry layer's outputs, one per coupling block, outputs
+  std::ostringstream reversible;
+  write_setup_header(reversible, s);
+  EXPECT_NE(reversible.str().find("widths 12,8,8,5 (1 coupling block: 4 dense layers)\n"), std::string::npos)
+      << reversible.str();
+}
+
 }  // namespace
 }  // namespace spatialsim::analysis
