@@ -111,9 +111,11 @@ void print_list(std::ostream& out) {
     if (listing.heading != Command::kRegistryHeading) print_listing(listing);
 
   out << "activations (model.activation):\n";
-  for (const auto& name : mappings::activation_names()) print_row(out, name, "");
+  for (const auto& name : mappings::activation_names())
+    print_row(out, name, std::string(mappings::description(mappings::parse_activation(name))));
   out << "\nlosses (model.loss):\n";
-  for (const auto& name : workloads::loss_names()) print_row(out, name, "");
+  for (const auto& name : workloads::loss_names())
+    print_row(out, name, std::string(workloads::description(workloads::parse_loss(name))));
   out << "\nenergy presets (energy.preset):\n";
   for (const auto& preset : sim::energy_presets()) {
     std::ostringstream prices;

@@ -73,6 +73,21 @@ const std::vector<std::string>& activation_names() {
   return names;
 }
 
+std::string_view description(Activation a) {
+  switch (a) {
+    case Activation::identity:
+      return "z (a linear layer)";
+    case Activation::relu:
+      return "max(z, 0); slope 0 at z = 0";
+    case Activation::tanh:
+      return "tanh(z)";
+    case Activation::gelu:
+      return "z Phi(z), Phi the standard normal CDF (the exact form, through erf; not the tanh "
+             "approximation)";
+  }
+  throw std::logic_error("description: unhandled activation");
+}
+
 Activation parse_activation(std::string_view name) {
   return kActivationNames.parse(name, "activation");
 }

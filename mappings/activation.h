@@ -18,6 +18,8 @@ enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
 Activation parse_activation(std::string_view name);
 std::string_view name(Activation a);
 const std::vector<std::string>& activation_names();
+// What `a` computes, one line for --list.
+std::string_view description(Activation a);
 
 // gelu is the exact form z * Phi(z) (Phi: the standard normal CDF, via erf), not the tanh approximation.
 double activate(Activation a, double z);

@@ -63,6 +63,17 @@ const std::vector<std::string>& loss_names() {
   return names;
 }
 
+std::string_view description(Loss loss) {
+  switch (loss) {
+    case Loss::mse:
+      return "1/2 sum_k (y_k - t_k)^2 per token, the mean over the step's tokens";
+    case Loss::cross_entropy:
+      return "-sum_k t_k log softmax(y)_k per token (one-hot or soft targets), the mean over the step's "
+             "tokens";
+  }
+  throw std::logic_error("description: unhandled loss");
+}
+
 Loss parse_loss(std::string_view name) {
   return kLossNames.parse(name, "loss");
 }

@@ -40,6 +40,8 @@ enum class Loss : std::uint8_t { mse, cross_entropy };
 Loss parse_loss(std::string_view name);
 std::string_view name(Loss loss);
 const std::vector<std::string>& loss_names();
+// What `loss` computes, one line for --list.
+std::string_view description(Loss loss);
 
 // Contract: outputs and targets have the same shape with at least one row; for cross-entropy every target
 // row is non-negative and sums to 1 (within 1e-9 per row). Violations throw std::invalid_argument.

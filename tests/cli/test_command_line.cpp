@@ -18,10 +18,12 @@
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/help_text.h"
+#include "mappings/activation.h"
 #include "sim/blas_kernels.h"
 #include "sim/option_spec.h"
 #include "sim/registry.h"
 #include "tests/cli/binary_run_fixture.h"
+#include "workloads/loss.h"
 
 namespace spatialsim::cli {
 namespace {
@@ -528,6 +530,22 @@ TEST(Binary, HelpAndListExitZero) {
   const auto list = run_binary("--list");
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.out.find("\n  version "), std::string::npos) << list.out;
+}
+
+// Every activation and loss is listed with what it computes, as every registered component is: a bare name
+// leaves the user to guess, say, which gelu or which mean.
+TEST(ListTest, ActivationsAndLossesSayWhatTheyCompute) {
+  const auto list = run_binary("--list");
+  ASSERT_EQ(list.exit_code, 0);
+  const auto expect_described = [&list](const std::string& name) {
+    const auto row = list.out.find("\n  " + name + " ");
+    ASSERT_NE(row, std::string::npos) << name << "\n" << list.out;
+    const std::string line = list.out.substr(row + 1, list.out.find('\n', row + 1) - row - 1);
+    EXPECT_NE(line.find_first_not_of(' ', 2 + name.size()), std::string::npos) << "no description: " << line;
+  };
+  for (const std::string& name : mappings::activation_names()) expect_described(name);
+  for (const std::string& name : workloads::loss_names()) expect_described(name);
+  EXPECT_NE(list.out.find("z Phi(z)"), std::string::npos) << list.out;  // the exact gelu, not tanh's
 }
 
 }  // namespace
