@@ -166,7 +166,7 @@ class KernelCommand final : public Command {
 };
 
 const CommandRegistry::Registration registration{
-    "kernel", "runs one collective kernel (broadcast, reduce, transpose, cannon, allreduce) with real values",
+    "kernel", "run one collective kernel (broadcast, reduce, transpose, cannon, allreduce) with real values",
     [](const sim::Config&) { return std::make_unique<KernelCommand>(); }};
 
 }  // namespace

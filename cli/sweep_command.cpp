@@ -303,7 +303,7 @@ class SweepCommand final : public Command {
 
 const CommandRegistry::Registration registration{
     "sweep",
-    "runs every combination of --vary KEY=V1,V2 under each --schedule; table, slopes and one HDF5 file",
+    "run every combination of --vary KEY=V1,V2 under each --schedule; table, slopes and one HDF5 file",
     [](const sim::Config&) { return std::make_unique<SweepCommand>(); }};
 
 }  // namespace

@@ -328,7 +328,7 @@ class TheoryCommand final : public Command {
 
 const CommandRegistry::Registration registration{
     "theory",
-    "prints MODEL.md section 9's closed forms (hops per FLOP, in-flight storage, depth, reuse) and the "
+    "print MODEL.md section 9's closed forms (hops per FLOP, in-flight storage, depth, reuse) and the "
     "exact per-token byte-hops and depth for the configured model and machine",
     [](const sim::Config&) { return std::make_unique<TheoryCommand>(); }};
 
