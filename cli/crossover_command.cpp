@@ -238,9 +238,8 @@ class CrossoverCommand final : public Command {
 
 const CommandRegistry::Registration registration{
     "crossover",
-    "find the layer width below which recomputing a layer costs less energy than stashing its inputs, for "
-    "the "
-    "configured prices and block, beside seed 000's GPU figure",
+    "find the layer width below which recomputing a layer costs less energy than stashing its inputs, "
+    "for the configured prices and block, beside seed 000's GPU figure",
     [](const sim::Config&) { return std::make_unique<CrossoverCommand>(); }};
 
 }  // namespace

@@ -534,7 +534,7 @@ TEST(Binary, HelpAndListExitZero) {
 
 // Every activation and loss is listed with what it computes, as every registered component is: a bare name
 // leaves the user to guess, say, which gelu or which mean.
-TEST(ListTest, ActivationsAndLossesSayWhatTheyCompute) {
+TEST(Binary, ListSaysWhatEachActivationAndLossComputes) {
   const auto list = run_binary("--list");
   ASSERT_EQ(list.exit_code, 0);
   const auto expect_described = [&list](const std::string& name) {
