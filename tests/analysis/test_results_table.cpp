@@ -229,7 +229,9 @@ TEST(ResultsTable, OnlyTheSimulatorsOwnMeasurementsAreTimings) {
   EXPECT_EQ(timings, (std::vector<std::string>{"wall_seconds", "events_per_second"}));
 }
 
-TEST(ResultsTable, SetupHeader) {
+// What the header tests start from: 32 -> 64 -> 10 on 2x2 blocks in a 4x2 grid, 64 tokens in wavefronts of
+// 8, counting mode.
+workloads::RunSetup header_setup() {
   workloads::RunSetup s;
   s.model.widths = {32, 64, 10};
   s.grid_width = 4;
@@ -242,6 +244,11 @@ TEST(ResultsTable, SetupHeader) {
   s.injection_interval = 3;
   s.arithmetic = workloads::Arithmetic::none;
   s.prices = {"dally2023", 0.4, 1.0, 0.1};
+  return s;
+}
+
+TEST(ResultsTable, SetupHeader) {
+  workloads::RunSetup s = header_setup();
   std::ostringstream out;
   write_setup_header(out, s);
   const std::string h = out.str();
@@ -314,18 +321,11 @@ TEST(ResultsTable, SetupHeader) {
 
 // Counts of one read in the singular: "1 layers" or "1 wavefronts" reads as a misprint of another count.
 TEST(ResultsTable, SetupHeaderCountsOfOneAreSingular) {
-  workloads::RunSetup s;
+  workloads::RunSetup s = header_setup();
   s.model.widths = {32, 10};
-  s.grid_width = 2;
-  s.grid_height = 2;
-  s.placement_name = "zigzag";
-  s.placement.blocks = {mappings::BlockLayout{.rows = 2, .cols = 2}};
+  s.placement.blocks.resize(1);
   s.placement.stages = 1;
   s.tokens = 8;
-  s.tokens_per_wavefront = 8;
-  s.injection_interval = 3;
-  s.arithmetic = workloads::Arithmetic::none;
-  s.prices = {"dally2023", 0.4, 1.0, 0.1};
   std::ostringstream one;
   write_setup_header(one, s);
   EXPECT_NE(one.str().find("widths 32,10 (1 layer)\n"), std::string::npos) << one.str();
