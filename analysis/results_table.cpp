@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <variant>
 
 #include "analysis/run_metrics.h"
 #include "sim/blas_kernels.h"
 #include "sim/grid.h"
+#include "sim/text.h"
 #include "sim/types.h"
 
 namespace spatialsim::analysis {
@@ -64,11 +64,6 @@ std::string widths_text(const std::vector<std::uint32_t>& widths) {
   return out;
 }
 
-// "1 layer", "3 layers": a count of one in the plural reads as a misprint.
-std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
-
 }  // namespace
 
 const std::vector<std::string>& default_table_rows() {
@@ -114,10 +109,10 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   if (s.model.widths.empty())
     out << "0 layers";
   else if (s.model.kind == workloads::ModelKind::reversible)  // widths are stages: entry, L blocks, exit
-    out << counted(s.model.coupling_blocks(), "coupling block", "coupling blocks") << ": "
+    out << sim::counted(s.model.coupling_blocks(), "coupling block", "coupling blocks") << ": "
         << s.model.dense_layers().size() << " dense layers";
   else
-    out << counted(s.model.layers(), "layer", "layers");
+    out << sim::counted(s.model.layers(), "layer", "layers");
   out << ")\n";
   out << "grid    " << s.grid_width << "x" << s.grid_height << " " << sim::name(s.topology);
   if (!s.placement.blocks.empty())
@@ -130,13 +125,14 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
                      : std::to_string(p) + " pipeline stages of one layer each")
           << " (fully spatial)";
     else
-      out << ", " << counted(p, "pipeline stage", "pipeline stages") << " (layers sharing a stage's block)";
+      out << ", " << sim::counted(p, "pipeline stage", "pipeline stages")
+          << " (layers sharing a stage's block)";
   }
   out << "\n";
-  out << "step    " << counted(s.tokens, "token", "tokens") << " in "
-      << counted(s.wavefront_count(), "wavefront", "wavefronts") << " of " << s.tokens_per_wavefront
-      << ", injected every " << counted(s.injection_interval, "cycle", "cycles") << "; "
-      << counted(s.steps, "step", "steps") << "\n";
+  out << "step    " << sim::counted(s.tokens, "token", "tokens") << " in "
+      << sim::counted(s.wavefront_count(), "wavefront", "wavefronts") << " of " << s.tokens_per_wavefront
+      << ", injected every " << sim::counted(s.injection_interval, "cycle", "cycles") << "; "
+      << sim::counted(s.steps, "step", "steps") << "\n";
   // Counting mode computes no values, so no seed reaches its numbers (cli/run_options.h).
   if (s.arithmetic == workloads::Arithmetic::none)
     out << "arith   none (counting only: no values, so no seed)\n";
@@ -180,8 +176,7 @@ void write_settings_line(std::ostream& out, const sim::Config& config) {
   }
   std::vector<std::string> parts;
   for (const auto& [file, count] : files)
-    parts.push_back(file + " (" + std::to_string(count) + (count == 1 ? " option" : " options") +
-                    " in effect)");
+    parts.push_back(file + " (" + sim::counted(count, "option", "options") + " in effect)");
   parts.insert(parts.end(), listed.begin(), listed.end());
   out << "set     "
       << (parts.empty() ? "nothing: every option at its default (configs/default.ini)"

@@ -258,8 +258,7 @@ void check_sweep_resumable(const SweepPlan& plan, const std::string& out) {
   const std::string written =
       same_axes ? "(written with this --vary and --schedule, but other options)"
                 : "(written with --vary \"" + example->vary + "\" --schedule " + example->schedules + ")";
-  const std::string points =
-      std::to_string(point_files) + " point file" + (point_files == 1 ? "" : "s") + " in " + dir;
+  const std::string points = sim::counted(point_files, "point file", "point files") + " in " + dir;
   if (what.empty()) {
     what = points + " " + written;
   } else {

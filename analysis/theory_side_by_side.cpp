@@ -11,6 +11,7 @@
 #include "mappings/placement/pipeline_stages.h"
 #include "sim/engine.h"
 #include "sim/grid.h"
+#include "sim/text.h"
 #include "workloads/network_setup.h"
 #include "workloads/schedules/i_schedule.h"
 
@@ -280,8 +281,7 @@ void write_theory_side_by_side(std::ostream& out, const sim::Config& config, con
         << "; fully spatial closed form sum_l (2 (L - l) - 1) T_g s_l " << format_number(full) << "\n"
         << "    pipeline fill and drain (G = " << wavefronts.size() << " wavefronts one per layer-latency"
         << (wavefronts.back() != setup.tokens_per_wavefront
-                ? ", the last of " + std::to_string(wavefronts.back()) +
-                      (wavefronts.back() == 1 ? " token" : " tokens")
+                ? ", the last of " + sim::counted(wavefronts.back(), "token", "tokens")
                 : std::string())
         << ", full needs 2L - 1 = " << 2 * layers.size() - 1
         << " full ones): " << format_number(filled - full) << " -> " << format_number(filled) << "\n";

@@ -240,12 +240,10 @@ class SweepCommand final : public Command {
     progress.finish();
     for (const auto& note : outcome.notes) std::cerr << "spatialsim: note: " << note << '\n';
     if (resume) {  // jobs, the unit results are stored in: a job is a point under one schedule
-      const auto count = [](std::size_t n, const char* what) {
-        return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-      };
-      std::cerr << "spatialsim: resumed " << outcome.reused << " of " << count(plan.jobs.size(), "job")
-                << " (" << count(plan.points.size(), "point") << " x "
-                << count(plan.schedules.size(), "schedule") << ")\n";
+      std::cerr << "spatialsim: resumed " << outcome.reused << " of "
+                << sim::counted(plan.jobs.size(), "job", "jobs") << " ("
+                << sim::counted(plan.points.size(), "point", "points") << " x "
+                << sim::counted(plan.schedules.size(), "schedule", "schedules") << ")\n";
     }
 
     print_points(std::cout, plan, outcome.rows);

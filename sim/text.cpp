@@ -34,6 +34,10 @@ std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string_view shown_part(std::string_view text) {
   constexpr std::size_t kMaxShown = 80;
   if (text.size() <= kMaxShown) return text;

@@ -2,6 +2,7 @@
 // Small text helpers the error messages and readers share: what part of a word to show, blanks trimmed,
 // case folded, names joined into a list.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -23,6 +24,10 @@ std::string_view trim_blanks(std::string_view text);
 // `text` with A-Z made a-z and every other byte kept, whatever the locale: how a bool's words are read
 // (True, YES), and how an unknown key or command is matched to its suggestion (MODEL.DEPTH).
 std::string ascii_lower(std::string_view text);
+
+// `n` and the noun for it, singular for one: "1 layer", "3 layers" (a count of one in the plural reads as a
+// misprint).
+std::string counted(std::uint64_t n, std::string_view one, std::string_view many);
 
 // The items (strings, string_views, C strings, or numbers written in decimal) with `separator` between
 // them: "a, b, c".

@@ -17,6 +17,7 @@
 #include "sim/counters.h"
 #include "sim/machine_limits.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/optimizers/i_optimizer.h"
 
 namespace spatialsim::workloads {
@@ -113,9 +114,8 @@ std::string fewer_blocks_fix(std::uint64_t blocks, std::uint64_t stages, std::ui
   const std::uint64_t fit = sim::Grid::kMaxTiles / (std::uint64_t{r} * c);
   if (blocks <= 1 || fit == 0) return smaller;
   // "at most 5 blocks of 2x2 fit", only where the tiles decide it.
-  const std::string how_many = by_tiles ? "at most " + std::to_string(fit) +
-                                              (fit == 1 ? " block of " : " blocks of ") + dims(r, c) + " fit"
-                                        : "";
+  const std::string how_many =
+      by_tiles ? "at most " + sim::counted(fit, "block", "blocks") + " of " + dims(r, c) + " fit" : "";
   if (stages == 0)
     return "fewer layers, pipeline stages that share blocks (mapping.stages" +
            (how_many.empty() ? "" : "; " + how_many) + "), or " + smaller;
@@ -320,10 +320,9 @@ RunSetup setup_from_config(const sim::Config& config) {
   const std::uint64_t block_count = stages == 0 ? layer_count : stages;
   const std::uint64_t block_tiles = std::uint64_t{r} * c;  // < 2^64; block_count * block_tiles may not be
   if (block_tiles > sim::Grid::kMaxTiles / block_count)
-    config.fail("mapping.grid", "would need at least " + std::to_string(block_count) +
-                                    (block_count == 1 ? " block of " : " blocks of ") + dims(r, c) +
-                                    " tiles, more than the " + std::to_string(sim::Grid::kMaxTiles) +
-                                    " a grid may have; give " +
+    config.fail("mapping.grid", "would need at least " + sim::counted(block_count, "block", "blocks") +
+                                    " of " + dims(r, c) + " tiles, more than the " +
+                                    std::to_string(sim::Grid::kMaxTiles) + " a grid may have; give " +
                                     fewer_blocks_fix(block_count, stages, r, c, /*by_tiles=*/true));
   const auto strategy = mappings::PlacementRegistry::create(s.placement_name, config);
   if (stages == 0) {

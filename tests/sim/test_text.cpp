@@ -35,5 +35,12 @@ TEST(TrimBlanks, SpacesAndTabsAtEitherEnd) {
   EXPECT_EQ(trim_blanks("\nx\n"), "\nx\n");  // only blanks: a newline is not one
 }
 
+TEST(Counted, SingularForOneOnly) {
+  EXPECT_EQ(counted(1, "layer", "layers"), "1 layer");
+  EXPECT_EQ(counted(0, "layer", "layers"), "0 layers");
+  EXPECT_EQ(counted(3, "coupling block", "coupling blocks"), "3 coupling blocks");
+  EXPECT_EQ(counted(18446744073709551615ull, "token", "tokens"), "18446744073709551615 tokens");
+}
+
 }  // namespace
 }  // namespace spatialsim::sim
