@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "analysis/theory.h"
@@ -26,6 +27,7 @@
 #include "sim/energy_prices.h"
 #include "sim/grid.h"
 #include "sim/option_spec.h"
+#include "sim/text.h"
 #include "workloads/run_setup.h"
 #include "workloads/schedules/i_schedule.h"
 
@@ -54,6 +56,11 @@ std::string full(double x) {
   return s.str();
 }
 
+// `x` in full and its unit, singular for exactly one: "1 byte", "0.475 bytes", "256 tokens".
+std::string quantity(double x, std::string_view one, std::string_view many) {
+  return full(x) + " " + std::string(x == 1 ? one : many);
+}
+
 std::string bytes_text(double bytes) {
   std::ostringstream s;
   // Whole counts digit by digit (llround is only defined below 2^63); a fractional count (a stash constant
@@ -64,7 +71,7 @@ std::string bytes_text(double bytes) {
   } else {
     s << full(bytes);
   }
-  s << " bytes)";
+  s << (bytes == 1 ? " byte)" : " bytes)");
   return s.str();
 }
 
@@ -129,23 +136,24 @@ class TheoryCommand final : public Command {
         << "units: GB = 1e9 bytes; byte-hops = bytes x hops; storage is the peak with the pipeline full\n\n";
 
     out << "inputs\n"
-        << "  L = " << setup.model.layers() << " layers\n"
+        << "  L = " << sim::counted(setup.model.layers(), "layer", "layers") << "\n"
         << "  d = " << dk.d << ", k = " << dk.k << " elements";
     if (std::set<std::uint32_t>(widths.begin(), widths.end()).size() > 1) {
       out << " (the layer widths differ: d = the most frequent width, the model width; k = the most frequent "
              "output width of the layers that take d inputs, the FFN width)";
     }
-    out << "\n  n = " << block.tile_count() << " tiles per layer (mapping.block = " << block.rows << "x"
-        << block.cols << ", sqrt(n) = " << full(std::sqrt(n)) << ")";
+    out << "\n  n = " << sim::counted(block.tile_count(), "tile", "tiles")
+        << " per layer (mapping.block = " << block.rows << "x" << block.cols
+        << ", sqrt(n) = " << full(std::sqrt(n)) << ")";
     if (block.rows != block.cols)
       out << " (the block is not square: the closed forms assume sqrt(n) x sqrt(n))";
-    out << "\n  b_a = " << setup.bytes.activation
-        << " bytes per activation, b_p = " << setup.bytes.partial_sum
-        << " bytes per partial sum (machine.act_bytes, machine.psum_bytes)\n"
-        << "  T_tau = " << full(T_tau) << " tokens in flight per layer ("
+    out << "\n  b_a = " << quantity(setup.bytes.activation, "byte", "bytes")
+        << " per activation, b_p = " << quantity(setup.bytes.partial_sum, "byte", "bytes")
+        << " per partial sum (machine.act_bytes, machine.psum_bytes)\n"
+        << "  T_tau = " << quantity(T_tau, "token", "tokens") << " in flight per layer ("
         << (tokens_option == 0 ? "theory.tokens = 0: step.wavefront" : "theory.tokens") << ")\n"
-        << "  c = " << full(c) << " bytes per token-layer-d (theory.stash_constant)\n"
-        << "  p = " << p << " pipeline stages (theory.pipeline_stages)"
+        << "  c = " << quantity(c, "byte", "bytes") << " per token-layer-d (theory.stash_constant)\n"
+        << "  p = " << sim::counted(p, "pipeline stage", "pipeline stages") << " (theory.pipeline_stages)"
         << (p > setup.model.layers() ? " (more stages than layers: the pipeline figures are formal, kept for "
                                        "comparison with seed 000's 8 stages)"
                                      : "")

@@ -102,6 +102,22 @@ TEST(TheoryCommand, DefaultConfigurationRuns) {
   EXPECT_TRUE(contains(r.out, "more stages than layers")) << r.out;  // L = 4 < p = 8: said, not refused
 }
 
+// Counts of one read in the singular, as the run header's do: it printed "L = 1 layers", "n = 1 tiles per
+// layer", "T_tau = 1 tokens", "p = 1 pipeline stages" and "b_a = 1 bytes".
+TEST(TheoryCommand, CountsOfOneAreSingular) {
+  const BinaryRun r = run_binary(
+      "theory --model.widths=10,10 --mapping.block=1x1 --theory.tokens=1 --theory.pipeline_stages=1 "
+      "--theory.stash_constant=1 --machine.act_bytes=1 --machine.psum_bytes=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line :
+       {"  L = 1 layer\n", "  n = 1 tile per layer (", "  T_tau = 1 token in flight per layer (",
+        "  c = 1 byte per token-layer-d (", "  p = 1 pipeline stage (",
+        "  b_a = 1 byte per activation, b_p = 1 byte per partial sum ("})
+    EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
+  for (const char* plural : {" 1 layers", " 1 tiles", " 1 tokens", " 1 bytes", " 1 pipeline stages"})
+    EXPECT_FALSE(contains(r.out, plural)) << plural << "\n" << r.out;
+}
+
 TEST(TheoryCommand, BadInputExitsTwoWithOneLine) {
   const BinaryRun r = run_binary("theory --theory.pipeline_stages=0");
   EXPECT_EQ(r.exit_code, 2);
