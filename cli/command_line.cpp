@@ -5,6 +5,8 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "cli/command.h"
 #include "cli/ini_file.h"
@@ -240,7 +242,8 @@ std::string joined_varies(const std::vector<std::string>& varies, const sim::Con
   std::set<std::string> seen;
   for (const auto& v : varies) {
     const auto eq = v.find('=');
-    const std::string key = v.substr(0, eq);
+    // Blanks around the key are not part of it, as in --sweep.vary and an INI file's vary line.
+    const std::string key(sim::trim_blanks(std::string_view(v).substr(0, eq)));
     const std::string values = eq == std::string::npos ? std::string() : v.substr(eq + 1);
     auto bad = [&](const std::string& what) {
       throw sim::ConfigError("sweep.vary", "--vary \"" + v + "\" (command line): " + what);

@@ -275,6 +275,19 @@ TEST_F(CommandLine, VaryAccumulates) {
   EXPECT_EQ(parse({"clitest-echo", "--vary", "out=x"}).config.raw("sweep.vary"), "out=x");
 }
 
+// Blanks around the key are trimmed, as they are in --sweep.vary and in an INI file's vary line: the key
+// " clitest.depth" was refused as unknown, with the suggestion clitest.depth, which looked the same.
+TEST_F(CommandLine, VaryTrimsBlanksAroundTheKey) {
+  EXPECT_EQ(parse({"clitest-echo", "--vary", " clitest.depth =2,4"}).config.raw("sweep.vary"),
+            " clitest.depth =2,4");
+  EXPECT_EQ(
+      error_of({"clitest-echo", "--vary", "clitest.depth=1", "--vary", "\tclitest.depth=2"}),
+      "--vary \"\tclitest.depth=2\" (command line): clitest.depth is varied twice; give all its values in "
+      "one --vary clitest.depth=V1,V2");
+  EXPECT_EQ(error_of({"clitest-echo", "--vary", " =1,2"}),
+            "--vary \" =1,2\" (command line): must be KEY=V1,V2,... (for example model.depth=2,4,8)");
+}
+
 struct BadVary {
   std::vector<std::string> args;
   std::string message;
