@@ -27,7 +27,8 @@ namespace {
 
 const sim::OptionRegistration options{
     {"sweep.vary", "list",
-     "KEY=V1,V2[;KEY=...]: run every combination of the listed values; empty: no sweep (--vary)"},
+     "KEY=V1,V2[;KEY=...]: run every combination of the listed values; empty: one point, the base "
+     "configuration (--vary)"},
 };
 
 // Keys that say where results go, how fast they come or what the command does with them, not what they

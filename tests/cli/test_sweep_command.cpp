@@ -39,6 +39,7 @@ class SweepCommandTest : public analysis::testing::ScratchDirTest {
     std::filesystem::remove(err_path);
     return r;
   }
+  std::string run_help() const { return sweep("--help").out; }
   static std::string slurp(const std::string& p) {
     std::ifstream in(p);
     std::stringstream s;
@@ -146,6 +147,24 @@ TEST_F(SweepCommandTest, TheFileWrittenIsNamedOnOneLine) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\nwrote s\\x09x.h5 (2 rows in /sweep/points)\n"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(path("s\tx.h5")));
+}
+
+// Without --vary a sweep is one point, the base configuration, under each schedule: a table and a file of
+// one row per schedule, and no slopes. --help said "empty: no sweep".
+TEST_F(SweepCommandTest, WithoutVaryTheBaseConfigurationIsOnePoint) {
+  const SweepRun r = sweep("--sim.arith=none --schedule=forward,backprop --out one.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n0      forward "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n0      backprop "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("slopes: not applicable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nwrote one.h5 (2 rows in /sweep/points)\n"), std::string::npos) << r.out;
+  const std::string help = run_help();
+  const auto row = help.find("  --sweep.vary ");
+  ASSERT_NE(row, std::string::npos) << help;
+  const std::string text = help.substr(row, help.find("\n  --", row + 1) - row);
+  EXPECT_EQ(text.find("no sweep"), std::string::npos) << text;
+  EXPECT_NE(text.find("empty: one point, the base configuration"), std::string::npos) << text;
 }
 
 // A sweep with values shows each job's final loss, and a loss that is not finite (the values overflowed) is
