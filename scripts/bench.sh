@@ -84,19 +84,25 @@ seed() {
 # A 16-point depth sweep on 1 and 2 threads; the tables must match except wall_seconds/events_per_second.
 sweep() {
   local depths; depths=$(seq -s, 8 8 128)
-  for threads in 1 2; do
-    local w=()
-    for r in $(seq "$REPS"); do
+  # One run on each thread count per round: the VM's speed drifts by 10 to 30% within minutes, so all of
+  # one count's runs before all of the other's can show a drift as a speed-up (or hide one). The speed-up
+  # is the median of the rounds' ratios.
+  local w1=() w2=() ratios=()
+  for r in $(seq "$REPS"); do
+    local round=()
+    for threads in 1 2; do
       rm -f "$OUT/sweep.$threads.h5"
       read -r ws _ < <(timed "$OUT/sweep.$threads.txt" "$SIM" sweep --vary model.depth="$depths" \
         --schedule backprop --sim.arith=none --step.tokens=8192 --model.width=256 --mapping.block=4x4 \
         --sim.threads="$threads" --out "$OUT/sweep.$threads.h5")
-      w+=("$ws")
+      round+=("$ws")
     done
-    eval "sweep_$threads=$(printf '%s\n' "${w[@]}" | median)"
-    echo "## sweep 16 points, sim.threads=$threads: wall_seconds(median of $REPS) $(eval echo \$sweep_$threads)"
+    w1+=("${round[0]}"); w2+=("${round[1]}")
+    ratios+=("$(awk -v a="${round[0]}" -v b="${round[1]}" 'BEGIN{printf "%.3f", a/b}')")
   done
-  echo "speed-up 2 threads vs 1: $(awk -v a="$sweep_1" -v b="$sweep_2" 'BEGIN{printf "%.3f", a/b}')"
+  echo "## sweep 16 points, sim.threads=1: wall_seconds(median of $REPS) $(printf '%s\n' "${w1[@]}" | median)"
+  echo "## sweep 16 points, sim.threads=2: wall_seconds(median of $REPS) $(printf '%s\n' "${w2[@]}" | median)"
+  echo "speed-up 2 threads vs 1, per round: ${ratios[*]}; median $(printf '%s\n' "${ratios[@]}" | median)"
   if diff <(grep -vE 'wall_seconds|events_per_second|^wrote' "$OUT/sweep.1.txt") \
           <(grep -vE 'wall_seconds|events_per_second|^wrote' "$OUT/sweep.2.txt") >"$OUT/sweep.diff"; then
     echo "results identical (tables without timings)"
