@@ -1,7 +1,10 @@
 #include "cli/ini_file.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <map>
 #include <system_error>
@@ -148,14 +151,25 @@ std::vector<IniEntry> parse_ini(std::string_view text, const std::string& source
 std::vector<IniEntry> read_ini_file(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw sim::ConfigError("", "cannot read config file " + shown(path) + ": no such file");
-  if (!std::filesystem::is_regular_file(status))
-    throw sim::ConfigError("", "cannot read config file " + shown(path) + ": not a regular file");
+  const auto fail = [&](const std::string& why) {
+    throw sim::ConfigError("", "cannot read config file " + shown(path) + ": " + why);
+  };
+  if (ec || !std::filesystem::exists(status)) fail("no such file; check the path given to --config");
+  if (!std::filesystem::is_regular_file(status)) fail("not a regular file; --config takes an INI file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw sim::ConfigError("", "cannot read config file " + shown(path) + ": cannot open it");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw sim::ConfigError("", "cannot read config file " + shown(path) + ": read error");
+  if (!in) fail("cannot open it (" + std::string(std::strerror(errno)) + "); check its permissions");
+  std::string text;
+  // libstdc++'s filebuf throws when read(2) fails (EIO from /proc/self/mem, a failing disk), whatever the
+  // stream's exception mask: that is this file's error, not an internal one.
+  errno = 0;
+  try {
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    in.setstate(std::ios::badbit);
+  }
+  if (in.bad())
+    fail("reading it failed (" + std::string(errno != 0 ? std::strerror(errno) : "read error") +
+         "); --config takes an INI file");
   return parse_ini(text, path);
 }
 

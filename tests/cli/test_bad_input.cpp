@@ -279,6 +279,9 @@ const BadInputCase kCases[] = {
     // --- files
     {"MissingConfigFile", "--config=nonexistent.ini", "nonexistent.ini"},
     {"DirectoryAsConfigFile", "--config=outdir", "\"outdir\"", "", "", true},
+    // It opens, but reading it fails (EIO): was exit 1, "internal error: basic_filebuf::underflow ...".
+    {"ConfigFileThatFailsWhileRead", "--config=/proc/self/mem",
+     "cannot read config file \"/proc/self/mem\": reading it failed (Input/output error)"},
     {"ConfigSyntaxError", "--config=syntax.ini", "syntax.ini:2:", "syntax.ini", kSyntaxIni},
     {"ConfigUnknownKey", "--config=unknown.ini", "unknown.ini:4: unknown option model.dpeth", "unknown.ini",
      kUnknownKeyIni},

@@ -188,13 +188,25 @@ TEST(IniFile, ReadsFileAndNamesItInErrors) {
     read_ini_file(missing);
     ADD_FAILURE() << "no error";
   } catch (const sim::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot read config file \"" + missing + "\": no such file");
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read config file \"" + missing + "\": no such file; check the path given to --config");
   }
   try {
     read_ini_file(dir.string());
     ADD_FAILURE() << "no error";
   } catch (const sim::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot read config file \"" + dir.string() + "\": not a regular file");
+    EXPECT_EQ(std::string(e.what()), "cannot read config file \"" + dir.string() +
+                                         "\": not a regular file; --config takes an INI file");
+  }
+  // A file that opens but fails while being read (reading /proc/self/mem from offset 0 fails with EIO) is
+  // the same kind of error, naming the file: it escaped as "internal error: basic_filebuf::underflow ...".
+  try {
+    read_ini_file("/proc/self/mem");
+    ADD_FAILURE() << "no error";
+  } catch (const sim::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read config file \"/proc/self/mem\": reading it failed (Input/output error); --config "
+              "takes an INI file");
   }
   std::filesystem::remove_all(dir);
 }
