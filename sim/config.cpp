@@ -143,7 +143,9 @@ std::vector<std::string> Config::explicit_settings() const {
   std::vector<std::string> out;
   for (const auto& [key, entry] : m_values)  // a std::map: in key order
     if (entry.origin != "default")
-      out.push_back(key + " = " + quoted_value(entry.value) + " (from " + entry.origin + ")");
+      // one_line: bytes that are not UTF-8 (a Latin-1 file name) as \xNN, as an error line shows them; these
+      // lines go into results files as UTF-8 text.
+      out.push_back(one_line(key + " = " + quoted_value(entry.value) + " (from " + entry.origin + ")"));
   return out;
 }
 

@@ -129,6 +129,12 @@ TEST(Config, ExplicitSettingsNameValueAndOrigin) {
   const std::string long_value(200, '7');  // not cut, as an error's value is: the origin is no help here
   c.set("d.w", long_value, "command line");
   EXPECT_EQ(c.explicit_settings().back(), "d.w = \"" + long_value + "\" (from command line)");
+  // Bytes that are not UTF-8, in the value or the file's name, are \xNN as in an error line: results files
+  // store these lines as UTF-8 text, and the raw 0xE9 of a Latin-1 "r\xe9s.h5" was not.
+  c.set("e.v", "r\xe9s.h5", "c\xe9.ini:2");
+  EXPECT_EQ(c.explicit_settings().back(), "e.v = \"r\\xe9s.h5\" (from c\\xe9.ini:2)");
+  c.set("f.u", "r\xc3\xa9s.h5", "command line");  // UTF-8 is kept
+  EXPECT_EQ(c.explicit_settings().back(), "f.u = \"r\xc3\xa9s.h5\" (from command line)");
 }
 
 TEST(Config, FailNamesKeyValueOriginAndWhatIsAccepted) {
