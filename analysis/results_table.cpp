@@ -178,9 +178,10 @@ void write_settings_line(std::ostream& out, const sim::Config& config) {
   for (const auto& [file, count] : files)
     parts.push_back(file + " (" + sim::counted(count, "option", "options") + " in effect)");
   parts.insert(parts.end(), listed.begin(), listed.end());
+  // one_line: a file name or value that is not UTF-8 shows its bytes as \xNN, as on an error line.
   out << "set     "
       << (parts.empty() ? "nothing: every option at its default (configs/default.ini)"
-                        : sim::joined(parts, "; "))
+                        : sim::one_line(sim::joined(parts, "; ")))
       << "\n";
 }
 

@@ -103,6 +103,19 @@ TEST_F(RunCommandTest, AFileWhoseEveryOptionWasOverriddenIsStillNamed) {
       << r.out;
 }
 
+// A config file's name and a value that are not UTF-8 (Latin-1 bytes) are \xNN on the set line, as on an
+// error line and in config_set: the raw byte 0xE9 was printed.
+TEST_F(RunCommandTest, TheSetLineEscapesBytesThatAreNotUtf8) {
+  std::ofstream(path("c\xe9.ini")) << "[train]\nlr = 0.05\n";
+  const BinaryRun r =
+      run("--config=\"$(printf 'c\\351.ini')\" --sim.arith=none --out=\"$(printf 'r\\351s.h5')\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nset     c\\xe9.ini (1 option in effect); out = \"r\\xe9s.h5\" (command line); "),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find('\xe9'), std::string::npos) << r.out;
+}
+
 TEST_F(RunCommandTest, UnwritableOutputIsBadInputAndLeavesNothing) {
   const BinaryRun r = run("--out=" + path("missing/dir/r.h5"));
   EXPECT_EQ(r.exit_code, 2);
