@@ -10,10 +10,9 @@ Schedules with exactly the same loss at every step (backprop, checkpoint, revolv
 shows, and the legend says which curve each coincides with.
 """
 
-import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
+from plot_common import ArgumentParser, check_out, fail, np, open_file, plt, run, save, schedules
 
 
 # As many of each as there are schedules (seven), so that no two curves share a line style or a marker.
@@ -22,7 +21,7 @@ MARKERS = ["o", "s", "^", "D", "v", "x", "P", "*"]
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(__doc__)
     p.add_argument("results", help="results file of `spatialsim run`")
     p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")

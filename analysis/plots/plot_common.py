@@ -5,6 +5,7 @@ Every problem with the input is reported as one line, `<script>: error: <what> (
 code 2, never as a traceback.
 """
 
+import argparse
 import importlib.util
 import os
 import sys
@@ -30,21 +31,52 @@ if _absent:
 import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after use("Agg"))
+import matplotlib.text  # noqa: E402
 import numpy as np  # noqa: E402
 import h5py  # noqa: E402
 
 
+def printable(text):
+    """`text` as UTF-8 can carry it: a file name's bytes that are not UTF-8 (which Python keeps as lone
+    surrogates) as \\xNN, as spatialsim shows them. Drawn text, PNG metadata and terminal lines take this."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def fail(message):
     """Exits with one line on stderr and code 2 (bad input), like spatialsim itself."""
-    sys.stderr.write(f"{os.path.basename(sys.argv[0])}: error: {message}\n")
+    sys.stderr.write(printable(f"{os.path.basename(sys.argv[0])}: error: {message}\n"))
     sys.exit(2)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, whose errors are one line through fail() (argparse prints its usage first)."""
+
+    def __init__(self, description):
+        super().__init__(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    def error(self, message):
+        fail(f"{message} (--help lists the options)")
+
+
 _opened = []  # the input files opened, for run()'s message
+_out = None  # --out, once check_out() has passed it: no input may be the same file
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _refuse_out_as_input(path):
+    if _out is not None and _same_file(_out, path):
+        fail(f"--out {_out}: is the input file {path} (give another name)")
 
 
 def open_file(path):
     _opened.append(path)
+    _refuse_out_as_input(path)
     if os.path.isdir(path):
         fail(f"{path}: is a directory; give an HDF5 file spatialsim wrote")
     if not os.path.isfile(path):
@@ -79,6 +111,8 @@ def schedules(f, path, wanted=None):
     if not names:
         fail(f"{path}: /runs/schedules is empty: the file holds no run (docs/hdf5.md)")
     if wanted:
+        if any(not s for s in wanted):
+            fail(f"--schedule: an empty schedule name; {path} holds {', '.join(names)}")
         missing = [s for s in wanted if s not in names]
         if missing:
             fail(f"{path} has no run of {', '.join(missing)}; it holds {', '.join(names)}")
@@ -114,6 +148,10 @@ def check_out(out):
     directory = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(directory):
         fail(f"--out {out}: directory {directory} does not exist (create it first)")
+    global _out
+    _out = out
+    for path in _opened:
+        _refuse_out_as_input(path)
 
 
 def _describe(fig):
@@ -139,22 +177,26 @@ def save(fig, out):
     fail(), one line, exit code 2. The PNG's metadata `Title` is the figure's title and `Description` its
     panel titles, legend entries and notes, one per line (the tests read them)."""
     check_out(out)
+    for text in fig.findobj(matplotlib.text.Text):  # a file name in a title: no glyph for a lone surrogate
+        text.set_text(printable(text.get_text()))
     suptitle = getattr(fig, "_suptitle", None)  # Figure.get_suptitle() is matplotlib 3.8
     title = suptitle.get_text() if suptitle is not None else ""
     if not title and fig.axes:
         title = fig.axes[0].get_title()
     metadata = {"Title": title.replace("\n", " "), "Description": _describe(fig)}
-    temporary = f"{out}.tmp-{os.getpid()}"
+    # Through a link to its target, as spatialsim writes its outputs: renaming onto the link replaced it.
+    target = os.path.realpath(out) if os.path.islink(out) else out
+    temporary = f"{target}.tmp-{os.getpid()}"
     try:
         fig.savefig(temporary, format="png", dpi=110, bbox_inches="tight", metadata=metadata)
-        os.replace(temporary, out)
+        os.replace(temporary, target)
     except OSError as e:
         fail(f"--out {out}: cannot write ({e.strerror or e})")
     finally:
         plt.close(fig)
         if os.path.lexists(temporary):
             os.remove(temporary)
-    print(f"wrote {out}")
+    print(printable(f"wrote {out}"))
 
 
 def human_bytes_formatter():
@@ -171,5 +213,5 @@ def human_bytes_formatter():
     return ticker.FuncFormatter(fmt)
 
 
-__all__ = ["plt", "np", "h5py", "fail", "open_file", "table", "schedules", "run", "check_out", "save",
-           "human_bytes_formatter"]
+__all__ = ["plt", "np", "h5py", "fail", "printable", "ArgumentParser", "open_file", "table", "schedules", "run",
+           "check_out", "save", "human_bytes_formatter"]

@@ -9,11 +9,10 @@ RESULTS.h5 is a results file of `spatialsim run --trace` (docs/traces-and-plots.
 the area under the total is the run's `inflight_byte_cycles`.
 """
 
-import argparse
 import os
 
-from plot_common import (check_out, fail, human_bytes_formatter, np, open_file, plt, run, save, schedules,
-                         table)
+from plot_common import (ArgumentParser, check_out, fail, human_bytes_formatter, np, open_file, plt, run, save,
+                         schedules, table)
 from matplotlib.cm import ScalarMappable  # noqa: E402  (after plot_common's checks)
 from matplotlib.colors import Normalize  # noqa: E402
 
@@ -57,7 +56,7 @@ def timeline(stash, steps):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(__doc__)
     p.add_argument("results", help="results file of `spatialsim run --trace`")
     p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")

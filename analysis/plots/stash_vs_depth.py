@@ -18,10 +18,9 @@ values above 0: a sweep that does not vary depth is refused with the default x (
 varies).
 """
 
-import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, run, save, table
+from plot_common import ArgumentParser, check_out, fail, np, open_file, plt, run, save, table
 from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402  (after plot_common's checks)
 
 DEFAULT_METRICS = ["peak_stash_bytes", "inflight_byte_cycles_per_token"]
@@ -73,7 +72,7 @@ def room_for_legend(fig, ax, low, high):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(__doc__)
     p.add_argument("sweep", help="output file of `spatialsim sweep`")
     p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--x", default="layers", help="column for the x axis (default: layers)")

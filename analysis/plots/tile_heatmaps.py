@@ -12,10 +12,9 @@ where the file has it, tiles/host_<map>), or, for a peak map such as peak_stash_
 a sum of peaks reached at different times is no quantity of the run.
 """
 
-import argparse
 import os
 
-from plot_common import check_out, fail, open_file, plt, run, save, schedules
+from plot_common import ArgumentParser, check_out, fail, open_file, plt, run, save, schedules
 from matplotlib.ticker import EngFormatter  # noqa: E402  (after plot_common's checks)
 from mpl_toolkits.axes_grid1 import make_axes_locatable  # noqa: E402
 
@@ -48,7 +47,7 @@ def compact(value):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(__doc__)
     p.add_argument("results", help="results file of `spatialsim run`")
     p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")

@@ -8,16 +8,15 @@ byte-hops of each schedule split by kind (`byte_hops_by_phase_kind` summed over 
 energy split into the hop, SRAM and flop terms (`energy_hop_pj`, `energy_sram_pj`, `energy_flop_pj`).
 """
 
-import argparse
 import os
 
-from plot_common import check_out, fail, np, open_file, plt, run, save, schedules
+from plot_common import ArgumentParser, check_out, fail, np, open_file, plt, run, save, schedules
 
 ENERGY_TERMS = [("energy_hop_pj", "hops"), ("energy_sram_pj", "SRAM"), ("energy_flop_pj", "flops")]
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(__doc__)
     p.add_argument("results", help="results file of `spatialsim run`")
     p.add_argument("--out", required=True, help="PNG to write: a file name ending in .png")
     p.add_argument("--schedule", action="append", help="only this schedule (repeatable); default: all")

@@ -244,6 +244,60 @@ TEST_F(PlotScriptsTest, OutMustNameAWritablePngFile) {
   EXPECT_EQ(files_containing(".tmp-"), std::vector<std::string>{});
 }
 
+// A file name that is not UTF-8 (Latin-1 bytes) is drawn and written with its bytes as \xNN: every script
+// crashed with two tracebacks writing the PNG's text metadata.
+TEST_F(PlotScriptsTest, AFileNameThatIsNotUtf8IsShownEscaped) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  const std::string latin1 = "r\xe9sults.h5";
+  std::filesystem::copy_file(s_dir / "results.h5", s_dir / latin1,
+                             std::filesystem::copy_options::overwrite_existing);
+  const ProcessRun r = run_in(
+      s_dir, script("traffic_bars.py") + " \"$(printf 'r\\351sults.h5')\" --out \"$(printf 't\\351.png')\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "wrote t\\xe9.png\n");
+  EXPECT_TRUE(std::filesystem::exists(s_dir / "t\xe9.png"));
+  EXPECT_NE(testing_support::slurp(s_dir / "t\xe9.png").find("r\\xe9sults.h5"), std::string::npos);
+  EXPECT_EQ(files_containing(".tmp-"), std::vector<std::string>{});
+}
+
+// Every argument error is one line, like the others (argparse printed its usage line first), and an empty
+// --schedule is named as such (it read "has no run of ; it holds ...").
+TEST_F(PlotScriptsTest, ArgumentErrorsAreOneLine) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  expect_one_line_error(run_in(s_dir, script("tile_heatmaps.py") + " results.h5 --out a.png --map"),
+                        "tile_heatmaps.py",
+                        "argument --map: expected one argument (--help lists the options)");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " results.h5 --out a.png --bogus"),
+                        "traffic_bars.py", "unrecognized arguments: --bogus");
+  expect_one_line_error(run_in(s_dir, script("loss_curves.py") + " results.h5"), "loss_curves.py",
+                        "the following arguments are required: --out");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " results.h5 --out a.png --schedule="),
+                        "traffic_bars.py",
+                        "--schedule: an empty schedule name; results.h5 holds forward, backprop, checkpoint");
+  EXPECT_FALSE(std::filesystem::exists(s_dir / "a.png"));
+}
+
+// --out may not name the input (the results file was replaced by the PNG), and a link at --out is written
+// through, as spatialsim writes its own outputs (the link was replaced by a file).
+TEST_F(PlotScriptsTest, OutIsNotTheInputAndIsWrittenThroughALink) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  std::filesystem::copy_file(s_dir / "results.h5", s_dir / "in.png",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string before = testing_support::slurp(s_dir / "in.png");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " in.png --out ./in.png"),
+                        "traffic_bars.py", "--out ./in.png: is the input file in.png (give another name)");
+  EXPECT_EQ(testing_support::slurp(s_dir / "in.png"), before);
+  std::filesystem::remove(s_dir / "target.png");
+  std::filesystem::remove(s_dir / "link.png");
+  std::filesystem::create_symlink("target.png", s_dir / "link.png");
+  const ProcessRun r = run_in(s_dir, script("traffic_bars.py") + " results.h5 --out link.png");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(s_dir / "link.png"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(s_dir / "target.png"));
+  EXPECT_EQ(files_containing(".tmp-"), std::vector<std::string>{});
+}
+
 // The scripts read only the documented layout, and say so in one line when it is not there.
 TEST_F(PlotScriptsTest, WrongInputIsOneLineAndExitTwo) {
   ASSERT_EQ(results().exit_code, 0) << results().err;
