@@ -137,10 +137,28 @@ void write_unit(const H5::H5Object& object, std::string_view unit) {
   attr.write(type, display_unit(unit));
 }
 
+// Creates a dataset with `create`, fills it with `write` and closes it, where a failure throws. A dataset
+// whose write failed cannot be closed either (H5Dclose fails), and H5::DataSet's destructor prints that to
+// stderr, a line before the program's one error line: such a dataset is let go unclosed, as its file is
+// after a failed write (~Impl).
+template <class Create, class Write>
+void write_new_dataset(Create&& create, Write&& write) {
+  // new, not make_unique: the dataset create() returns is this one, not a copy sharing its id.
+  std::unique_ptr<H5::DataSet> dataset(new H5::DataSet(create()));
+  try {
+    write(*dataset);
+    dataset->close();
+  } catch (...) {
+    static_cast<void>(dataset.release());
+    throw;
+  }
+}
+
 }  // namespace detail
 
 using detail::hdf5_reason;
 using detail::variable_string_type;
+using detail::write_new_dataset;
 using detail::write_unit;
 
 // ------------------------------------------------------------------------------------------------ file
@@ -253,10 +271,11 @@ class Hdf5File::Impl {
                     const void* value, std::string_view unit) {
     const std::string full = prepare_dataset(path);
     guarded("writing", full, [&] {
-      H5::DataSet dataset = m_file->createDataSet(full, file_type, H5::DataSpace(H5S_SCALAR));
-      dataset.write(value, mem_type);
-      write_unit(dataset, unit);
-      dataset.close();  // here, where a failure throws: the destructor would only print it
+      write_new_dataset([&] { return m_file->createDataSet(full, file_type, H5::DataSpace(H5S_SCALAR)); },
+                        [&](H5::DataSet& dataset) {
+                          dataset.write(value, mem_type);
+                          write_unit(dataset, unit);
+                        });
     });
   }
 
@@ -281,10 +300,12 @@ class Hdf5File::Impl {
     const std::string full = prepare_dataset(path);
     guarded("writing", full, [&] {
       const H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
-      H5::DataSet dataset = m_file->createDataSet(full, file_type, space);
-      if (size > 0) dataset.write(data, mem_type);  // HDF5 refuses a null buffer even for no elements
-      write_unit(dataset, unit);
-      dataset.close();  // here, where a failure throws: the destructor would only print it
+      write_new_dataset([&] { return m_file->createDataSet(full, file_type, space); },
+                        [&](H5::DataSet& dataset) {
+                          if (size > 0)
+                            dataset.write(data, mem_type);  // HDF5 refuses a null buffer, even empty
+                          write_unit(dataset, unit);
+                        });
     });
   }
 
@@ -410,8 +431,10 @@ void Hdf5File::write_strings(std::string_view path, const std::vector<std::strin
   f.guarded("writing", full, [&] {
     const hsize_t n = values.size();
     const H5::StrType type = variable_string_type();
-    H5::DataSet dataset = f.m_file->createDataSet(full, type, H5::DataSpace(1, &n));
-    if (n > 0) dataset.write(pointers.data(), type);
+    write_new_dataset([&] { return f.m_file->createDataSet(full, type, H5::DataSpace(1, &n)); },
+                      [&](H5::DataSet& dataset) {
+                        if (n > 0) dataset.write(pointers.data(), type);
+                      });
   });
 }
 
