@@ -302,8 +302,8 @@ class Hdf5File::Impl {
       const H5::DataSpace space(static_cast<int>(dims.size()), dims.data());
       write_new_dataset([&] { return m_file->createDataSet(full, file_type, space); },
                         [&](H5::DataSet& dataset) {
-                          if (size > 0)
-                            dataset.write(data, mem_type);  // HDF5 refuses a null buffer, even empty
+                          // HDF5 refuses a null buffer even for no elements.
+                          if (size > 0) dataset.write(data, mem_type);
                           write_unit(dataset, unit);
                         });
     });

@@ -120,9 +120,7 @@ void write_setup_header(std::ostream& out, const workloads::RunSetup& s) {
   out << ", placement " << s.placement_name;
   if (const std::uint32_t p = s.placement.stages; p != 0) {
     if (p == s.placement.blocks.size())
-      out << ", "
-          << (p == 1 ? "1 pipeline stage of one layer"
-                     : std::to_string(p) + " pipeline stages of one layer each")
+      out << ", " << sim::counted(p, "pipeline stage of one layer", "pipeline stages of one layer each")
           << " (fully spatial)";
     else
       out << ", " << sim::counted(p, "pipeline stage", "pipeline stages")

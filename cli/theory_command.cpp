@@ -19,7 +19,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "analysis/theory.h"
@@ -54,11 +53,6 @@ std::string full(double x) {
   s.precision(10);
   s << x;
   return s.str();
-}
-
-// `x` in full and its unit, singular for exactly one: "1 byte", "0.475 bytes", "256 tokens".
-std::string quantity(double x, std::string_view one, std::string_view many) {
-  return full(x) + " " + std::string(x == 1 ? one : many);
 }
 
 std::string bytes_text(double bytes) {
@@ -116,7 +110,8 @@ class TheoryCommand final : public Command {
     const double c = config.get_nonnegative_double("theory.stash_constant");
     const std::uint64_t p = config.get_positive("theory.pipeline_stages");
     const std::uint64_t tokens_option = config.get_uint("theory.tokens");
-    const double T_tau = tokens_option == 0 ? setup.tokens_per_wavefront : static_cast<double>(tokens_option);
+    const std::uint64_t tokens_in_flight = tokens_option == 0 ? setup.tokens_per_wavefront : tokens_option;
+    const double T_tau = static_cast<double>(tokens_in_flight);
     const analysis::RepresentativeWidths dk = analysis::representative_widths(widths);
     require_finite_storage(config, L, static_cast<double>(p), setup.placement.stages, T_tau, c, dk.d);
 
@@ -147,12 +142,13 @@ class TheoryCommand final : public Command {
         << ", sqrt(n) = " << full(std::sqrt(n)) << ")";
     if (block.rows != block.cols)
       out << " (the block is not square: the closed forms assume sqrt(n) x sqrt(n))";
-    out << "\n  b_a = " << quantity(setup.bytes.activation, "byte", "bytes")
-        << " per activation, b_p = " << quantity(setup.bytes.partial_sum, "byte", "bytes")
+    out << "\n  b_a = " << sim::counted(setup.bytes.activation, "byte", "bytes")
+        << " per activation, b_p = " << sim::counted(setup.bytes.partial_sum, "byte", "bytes")
         << " per partial sum (machine.act_bytes, machine.psum_bytes)\n"
-        << "  T_tau = " << quantity(T_tau, "token", "tokens") << " in flight per layer ("
+        << "  T_tau = " << sim::counted(tokens_in_flight, "token", "tokens") << " in flight per layer ("
         << (tokens_option == 0 ? "theory.tokens = 0: step.wavefront" : "theory.tokens") << ")\n"
-        << "  c = " << quantity(c, "byte", "bytes") << " per token-layer-d (theory.stash_constant)\n"
+        << "  c = " << full(c) << (c == 1 ? " byte" : " bytes")
+        << " per token-layer-d (theory.stash_constant)\n"
         << "  p = " << sim::counted(p, "pipeline stage", "pipeline stages") << " (theory.pipeline_stages)"
         << (p > setup.model.layers() ? " (more stages than layers: the pipeline figures are formal, kept for "
                                        "comparison with seed 000's 8 stages)"
