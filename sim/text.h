@@ -14,7 +14,9 @@ namespace spatialsim::sim {
 std::string_view shown_part(std::string_view text);
 
 // `text` printable on one line of a terminal, as an error line or a path on stdout shows it: line breaks
-// become spaces, other control bytes and bytes that are not UTF-8 become \xNN (a file name may hold any).
+// become spaces, other control bytes and bytes that are not UTF-8 become \xNN (a file name may hold any),
+// and characters a terminal shows as nothing or a blank (U+00A0, U+200B, U+FEFF, the C1 controls, the
+// bidirectional controls) become \uNNNN (\UNNNNNNNN past U+FFFF).
 std::string one_line(std::string_view text);
 
 // `text` without the blanks (spaces and tabs) at either end: how list elements, INI lines and --vary

@@ -9,6 +9,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import unicodedata
 
 
 def _missing(modules, packages):
@@ -36,10 +37,23 @@ import numpy as np  # noqa: E402
 import h5py  # noqa: E402
 
 
+def _invisible(char):
+    """Whether a terminal shows `char` (not ASCII) as nothing or a blank: a control, format or separator
+    character (the C1 controls, U+00A0, U+200B, U+202E, U+FEFF, ...), as spatialsim's one_line decides."""
+    return ord(char) > 0x7F and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Zs")
+
+
 def printable(text):
-    """`text` as UTF-8 can carry it: a file name's bytes that are not UTF-8 (which Python keeps as lone
-    surrogates) as \\xNN, as spatialsim shows them. Drawn text, PNG metadata and terminal lines take this."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """`text` as UTF-8 can carry it and a reader can see it, as spatialsim shows it: a file name's bytes that
+    are not UTF-8 (which Python keeps as lone surrogates) as \\xNN, invisible characters as \\uNNNN.
+    Drawn text, PNG metadata and terminal lines take this."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(_code_point(char) if _invisible(char) else char for char in text)
+
+
+def _code_point(char):
+    """\\uNNNN, or \\UNNNNNNNN past U+FFFF (not unicode_escape's \\xNN below U+0100: that is a byte)."""
+    return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
 
 
 def fail(message):

@@ -261,6 +261,22 @@ TEST_F(PlotScriptsTest, AFileNameThatIsNotUtf8IsShownEscaped) {
   EXPECT_EQ(files_containing(".tmp-"), std::vector<std::string>{});
 }
 
+// A character a terminal would not show (a zero-width space, a right-to-left override) is printed and drawn
+// as its code point, as spatialsim's own lines show it: "wrote t.png" named a file that `ls` showed as t.png
+// but that the user could not open by typing that.
+TEST_F(PlotScriptsTest, AnInvisibleCharacterInAFileNameIsShownByCodePoint) {
+  ASSERT_EQ(results().exit_code, 0) << results().err;
+  const ProcessRun r =
+      run_in(s_dir, script("traffic_bars.py") + " results.h5 --out \"$(printf 't\342\200\213.png')\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "wrote t\\u200b.png\n");
+  EXPECT_TRUE(std::filesystem::exists(s_dir / "t\u200b.png"));
+  expect_one_line_error(
+      run_in(s_dir, script("traffic_bars.py") + " \"$(printf 'r\342\200\256.h5')\" --out x.png"),
+      "traffic_bars.py", "r\\u202e.h5");
+}
+
 // Every argument error is one line, like the others (argparse printed its usage line first), and an empty
 // --schedule is named as such (it read "has no run of ; it holds ...").
 TEST_F(PlotScriptsTest, ArgumentErrorsAreOneLine) {

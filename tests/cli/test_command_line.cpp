@@ -440,6 +440,27 @@ TEST(ErrorLine, EscapesBytesThatAreNoUtf8) {
             "spatialsim: error: a\\xff b\\xc3\"c \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\xc0\\xaf");
 }
 
+// Sequences that only look like UTF-8 are bytes too: a UTF-16 surrogate (ED A0 80), an overlong form of
+// '/' in three bytes (E0 80 AF), a code point past U+10FFFF (F4 90 80 80, F5 ...).
+TEST(ErrorLine, EscapesSequencesThatAreNotUtf8Characters) {
+  EXPECT_EQ(
+      error_line("a\xed\xa0\x80 b\xe0\x80\xaf c\xf4\x90\x80\x80 d\xf5\x80\x80\x80 \xf4\x8f\xbf\xbf"),
+      "spatialsim: error: a\\xed\\xa0\\x80 b\\xe0\\x80\\xaf c\\xf4\\x90\\x80\\x80 d\\xf5\\x80\\x80\\x80 "
+      "\xf4\x8f\xbf\xbf");
+}
+
+// Characters a terminal shows as nothing or as a plain space are named by their code point, so that a
+// value copied with a zero-width space, a no-break space or a byte order mark is not reported as
+// `"backprop" is not a schedule`; C1 controls (U+009B is a terminal's CSI) and the bidirectional
+// overrides (U+202E reorders the rest of the line) cannot act on the terminal. Visible characters stay.
+TEST(ErrorLine, NamesInvisibleCharactersByCodePoint) {
+  EXPECT_EQ(error_line("backprop\u200b 4\u00a0 \ufeffx \u009b31m \u202eab \u3000 \u00ad \U000e0041 \u2003"),
+            "spatialsim: error: backprop\\u200b 4\\u00a0 \\ufeffx \\u009b31m \\u202eab \\u3000 \\u00ad "
+            "\\U000e0041 \\u2003");
+  EXPECT_EQ(error_line("caf\u00e9 \u2192 \u00d7 \u4e2d \U0001f600 a\u0301"),
+            "spatialsim: error: caf\u00e9 \u2192 \u00d7 \u4e2d \U0001f600 a\u0301");
+}
+
 // Misspellings Boost read its own way, each told what is wrong: -model.depth was the short option -m and
 // suggested --out; `--` was dropped; `--help=` was a stray "" word; a missing value had no origin.
 TEST_F(CommandLine, SpellingsBoostMisreadAreNamed) {
