@@ -4,12 +4,16 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 namespace spatialsim::analysis {
 namespace {
@@ -52,6 +56,80 @@ void write_all(const char* s) {
   }
 }
 
+// The one InterruptNote, published like a slot (kFree, kClaimed while its texts are copied, kActive).
+struct Note {
+  std::atomic<int> state{kFree};
+  std::atomic<std::uint64_t> finished{0};
+  std::uint64_t total = 0;
+  char unit_one[32] = {};
+  char unit_many[32] = {};
+  char go_on[128] = {};
+  char made_dir[kMaxPartialOutputPath + 1] = {};
+};
+
+Note g_note;
+
+std::atomic<bool> g_stderr_line_open{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+// Every line the handler writes starts with this: a progress line in the way is ended first.
+void start_line() {
+  if (g_stderr_line_open.exchange(false, std::memory_order_relaxed)) write_all("\n");
+}
+
+// `n` in decimal, without allocating (the handler cannot).
+void write_number(std::uint64_t n) {
+  char digits[24];
+  char* p = digits + sizeof digits;
+  *--p = '\0';
+  do {
+    *--p = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  write_all(p);
+}
+
+void write_note() {
+  if (g_note.state.load(std::memory_order_acquire) != kActive) return;
+  const std::uint64_t total = g_note.total;
+  const std::uint64_t finished = g_note.finished.load(std::memory_order_relaxed);
+  const char* units = total == 1 ? g_note.unit_one : g_note.unit_many;
+  start_line();
+  if (finished == 0) {
+    if (g_note.made_dir[0] != '\0') ::rmdir(g_note.made_dir);  // fails harmlessly when not empty
+    write_all(total == 1 ? "spatialsim: interrupted before its "
+                         : "spatialsim: interrupted before any of the ");
+    if (total != 1) {
+      write_number(total);
+      write_all(" ");
+    }
+    write_all(units);
+    write_all(" finished; nothing was kept\n");
+    return;
+  }
+  write_all("spatialsim: interrupted with ");
+  write_number(finished);
+  write_all(" of ");
+  write_number(total);
+  write_all(" ");
+  write_all(units);
+  write_all(" finished and kept; ");
+  write_all(g_note.go_on);
+  write_all(" runs only the other ");
+  write_number(total - finished);
+  write_all("\n");
+}
+
+// Copies `text` into `buffer`, cut to fit (at a UTF-8 character boundary).
+template <std::size_t N>
+void copy_cut(char (&buffer)[N], const std::string& text) {
+  std::size_t n = std::min(text.size(), N - 1);
+  if (n < text.size())
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  std::memcpy(buffer, text.data(), n);
+  buffer[n] = '\0';
+}
+
 extern "C" void on_interrupt(int signal_number) {
   const int saved_errno = errno;
   for (Slot& slot : g_slots) {
@@ -59,6 +137,7 @@ extern "C" void on_interrupt(int signal_number) {
     // Only report what was actually removed: between a commit's rename and its release() the temporary
     // name is already gone, and unlink fails harmlessly.
     if (::unlink(slot.temp_path) == 0) {
+      start_line();
       write_all("spatialsim: interrupted; removed partial output ");
       write_all(slot.temp_path);
       write_all(" (");
@@ -66,6 +145,7 @@ extern "C" void on_interrupt(int signal_number) {
       write_all(" was not written)\n");
     }
   }
+  write_note();
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   sigemptyset(&default_action.sa_mask);
@@ -291,6 +371,33 @@ std::size_t PartialOutputGuard::registered_count() noexcept {
   std::size_t n = 0;
   for (const Slot& slot : g_slots) n += slot.state.load(std::memory_order_acquire) == kActive ? 1 : 0;
   return n;
+}
+
+void set_stderr_line_open(bool open) noexcept {
+  g_stderr_line_open.store(open, std::memory_order_relaxed);
+}
+
+InterruptNote::InterruptNote(std::uint64_t total, const std::string& unit_one, const std::string& unit_many,
+                             const std::string& go_on, const std::string& made_dir) {
+  int expected = kFree;
+  if (!g_note.state.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel))
+    throw std::logic_error("InterruptNote: a second note while one is registered");
+  g_note.total = total;
+  g_note.finished.store(0, std::memory_order_relaxed);
+  copy_cut(g_note.unit_one, unit_one);
+  copy_cut(g_note.unit_many, unit_many);
+  copy_cut(g_note.go_on, go_on);
+  // A directory whose name does not fit is not removed: better kept empty than a cut name removed.
+  copy_cut(g_note.made_dir, made_dir.size() <= kMaxPartialOutputPath ? made_dir : std::string());
+  g_note.state.store(kActive, std::memory_order_release);
+}
+
+InterruptNote::~InterruptNote() {
+  g_note.state.store(kFree, std::memory_order_release);
+}
+
+void InterruptNote::set_finished(std::uint64_t finished) noexcept {
+  g_note.finished.store(finished, std::memory_order_relaxed);
 }
 
 }  // namespace spatialsim::analysis

@@ -18,6 +18,7 @@
 // call async-signal-safe functions (unlink, write, sigaction, raise).
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -125,6 +126,31 @@ class PartialOutputGuard {
 
  private:
   int m_slot = -1;
+};
+
+// Whether stderr ends in a line still being written (a progress line rewritten in place with '\r'): the
+// handler then starts its own lines below it, not after the progress text. May be called from any thread.
+void set_stderr_line_open(bool open) noexcept;
+
+// What an interrupted command that works through a known number of units (a sweep's jobs) says after the
+// handler removed its partial outputs: how many units are finished and kept, and how to run the rest.
+//   spatialsim: interrupted with 3 of 12 jobs finished and kept; the same command with --sweep.resume runs
+//   only the other 9 spatialsim: interrupted before any of the 12 jobs finished; nothing was kept
+// Without it a long sweep stopped by Ctrl-C printed nothing at all. When none is finished the handler also
+// removes `made_dir` if it is empty (the directory the command made for its units), as the command itself
+// does when it fails. Contract: at most one note at a time (a second throws std::logic_error); texts are
+// cut to what the handler's fixed buffers hold; set_finished may be called from any thread.
+class InterruptNote {
+ public:
+  // `unit_one`, `unit_many`: the unit's noun ("job", "jobs"); `go_on`: how to run the rest ("the same
+  // command with --sweep.resume"); `made_dir`: "" or the directory to remove when it is empty.
+  InterruptNote(std::uint64_t total, const std::string& unit_one, const std::string& unit_many,
+                const std::string& go_on, const std::string& made_dir);
+  ~InterruptNote();
+  InterruptNote(const InterruptNote&) = delete;
+  InterruptNote& operator=(const InterruptNote&) = delete;
+
+  void set_finished(std::uint64_t finished) noexcept;
 };
 
 }  // namespace spatialsim::analysis

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -501,6 +502,12 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   outcome.reused = static_cast<std::size_t>(
       std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.has_value(); }));
 
+  // Interrupted from here until <out> is written, the sweep says how many jobs it keeps and how to resume.
+  std::optional<InterruptNote> note(std::in_place, plan.jobs.size(), "job", "jobs",
+                                    "the same command with --sweep.resume",
+                                    points_dir_existed ? "" : store.points_dir());
+  note->set_finished(outcome.reused);
+
   const auto start = std::chrono::steady_clock::now();
   SweepProgress state{outcome.reused, plan.jobs.size(), 0, plan.jobs.size() - outcome.reused, 0};
   if (progress) progress(state);
@@ -508,6 +515,7 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
     outcome.ran = run_sweep_jobs(plan, rows, [&](std::size_t job) {
       store.save_point(job, *rows[job]);
       ++state.done;
+      note->set_finished(state.done);
       ++state.ran;
       state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (progress) progress(state);
@@ -522,6 +530,7 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   for (auto& r : rows) outcome.rows.push_back(std::move(*r));
   outcome.slopes = sweep_slopes(plan, outcome.rows);
   store.write_final(outcome.rows, outcome.slopes);
+  note.reset();  // <out> holds every job now
   if (const std::vector<std::string> left = store.remove_points(); !left.empty()) {
     std::string names;
     for (std::size_t i = 0; i < left.size() && i < 3; ++i) names += (i ? ", " : "") + left[i];

@@ -191,10 +191,12 @@ class ProgressLine {
     if (shown < m_last) text.append(m_last - shown, ' ');  // erase the end of a longer previous line
     m_last = shown;
     std::cerr << '\r' << text << std::flush;
+    analysis::set_stderr_line_open(true);  // an interrupt's lines start below it
   }
   void finish() {
     if (m_enabled && m_last > 0) std::cerr << '\n';
     m_last = 0;
+    analysis::set_stderr_line_open(false);
   }
 
  private:

@@ -13,16 +13,19 @@
 #include <string>
 #include <vector>
 
+#include "tests/analysis/child_process.h"
 #include "tests/analysis/hdf5_test_support.h"
 
 namespace spatialsim::analysis {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ChildResult;
 using testing::dims_of;
 using testing::read_all;
 using testing::read_attribute;
 using testing::read_string_attribute;
+using testing::run_child;
 
 class Hdf5FileTest : public testing::ScratchDirTest {};
 
@@ -266,52 +269,6 @@ TEST_F(Hdf5FileTest, OpenFileIsRegisteredUntilCommit) {
 }
 
 // -------------------------------------------------------------------------------------- interrupts
-
-// Reads everything the child writes to the pipe until it closes (the child died).
-std::string drain(int fd) {
-  std::string out;
-  char buf[512];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
-
-struct ChildResult {
-  int status = 0;
-  pid_t pid = 0;
-  std::string stderr_text;
-};
-
-// Runs `body` in a forked child with stderr captured; the child exits 3 if `body` returns.
-template <class F>
-ChildResult run_child(F body) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    try {
-      body();
-    } catch (...) {
-      ::_exit(4);
-    }
-    ::_exit(3);
-  }
-  ::close(fds[1]);
-  ChildResult result;
-  result.pid = pid;
-  result.stderr_text = drain(fds[0]);
-  ::waitpid(pid, &result.status, 0);
-  return result;
-}
 
 class InterruptTest : public testing::ScratchDirTest, public ::testing::WithParamInterface<int> {};
 

@@ -1,14 +1,20 @@
 #include "analysis/output_guard.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analysis/hdf5_file.h"
+#include "tests/analysis/child_process.h"
 #include "tests/analysis/hdf5_test_support.h"
 
 namespace spatialsim::analysis {
@@ -228,6 +234,71 @@ TEST(PartialOutputGuard, InstallIsIdempotent) {
         std::exit(0);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// ------------------------------------------------------------------------------- the interrupt note
+
+class InterruptNoteTest : public testing::ScratchDirTest {};
+
+// After the partial outputs, the note: how many units are finished and kept, and how to run the rest, on a
+// line of its own below a progress line.
+TEST_F(InterruptNoteTest, SaysWhatIsKeptAndHowToGoOn) {
+  const std::string dir = path("s.h5.points");
+  const testing::ChildResult child = testing::run_child([&] {
+    ::signal(SIGINT, SIG_DFL);
+    install_interrupt_handlers();
+    fs::create_directories(dir);
+    std::ofstream(dir + "/done.h5") << "x";
+    InterruptNote note(12, "job", "jobs", "the same command with --sweep.resume", dir);
+    note.set_finished(3);
+    const char progress[] = "\rjobs 3/12";  // a progress line, not ended: the note starts below it
+    ASSERT_EQ(::write(STDERR_FILENO, progress, sizeof progress - 1),
+              static_cast<ssize_t>(sizeof progress - 1));
+    set_stderr_line_open(true);
+    ::raise(SIGINT);
+  });
+  ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status << ": " << child.stderr_text;
+  EXPECT_EQ(WTERMSIG(child.status), SIGINT);
+  EXPECT_EQ(child.stderr_text,
+            "\rjobs 3/12\nspatialsim: interrupted with 3 of 12 jobs finished and kept; the same command with "
+            "--sweep.resume runs only the other 9\n");
+  EXPECT_TRUE(fs::exists(dir + "/done.h5"));
+}
+
+// None finished: nothing kept, and the directory made for the units goes if it is empty (as when the
+// command fails); one unit is named in the singular.
+TEST_F(InterruptNoteTest, NoneFinishedRemovesTheEmptyDirectoryItMade) {
+  for (const std::uint64_t total : {5u, 1u}) {
+    const std::string dir = path("made.points");
+    const testing::ChildResult child = testing::run_child([&] {
+      ::signal(SIGTERM, SIG_DFL);
+      install_interrupt_handlers();
+      fs::create_directories(dir);
+      InterruptNote note(total, "job", "jobs", "again", dir);
+      ::raise(SIGTERM);
+    });
+    ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status << ": " << child.stderr_text;
+    EXPECT_EQ(WTERMSIG(child.status), SIGTERM);
+    EXPECT_EQ(child.stderr_text, total == 1
+                                     ? "spatialsim: interrupted before its job finished; nothing was kept\n"
+                                     : "spatialsim: interrupted before any of the 5 jobs finished; "
+                                       "nothing was kept\n");
+    EXPECT_FALSE(fs::exists(dir));
+  }
+}
+
+// Once released (the command's output is complete) an interrupt says nothing more; one note at a time.
+TEST_F(InterruptNoteTest, SaysNothingOnceReleasedAndIsOneAtATime) {
+  const testing::ChildResult child = testing::run_child([&] {
+    ::signal(SIGINT, SIG_DFL);
+    install_interrupt_handlers();
+    { InterruptNote note(2, "job", "jobs", "again", ""); }
+    ::raise(SIGINT);
+  });
+  ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status;
+  EXPECT_EQ(child.stderr_text, "");
+  InterruptNote first(1, "job", "jobs", "again", "");
+  EXPECT_THROW(InterruptNote(1, "job", "jobs", "again", ""), std::logic_error);
 }
 
 }  // namespace

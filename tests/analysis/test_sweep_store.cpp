@@ -3,6 +3,8 @@
 #include "analysis/sweep_store.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <filesystem>
@@ -15,6 +17,7 @@
 
 #include "analysis/hdf5_file.h"
 #include "analysis/output_guard.h"
+#include "tests/analysis/child_process.h"
 #include "tests/analysis/hdf5_test_support.h"
 #include "tests/analysis/test_sweep_support.h"
 
@@ -109,6 +112,45 @@ TEST_F(SweepStoreTest, ResumeAfterAnInterruptionRunsOnlyTheMissingJobs) {
   EXPECT_EQ(fresh.ran, plan.jobs.size());
   for (std::size_t j = 0; j < plan.jobs.size(); ++j)
     expect_same_results(resumed.rows[j].metrics, fresh.rows[j].metrics);
+}
+
+// Interrupted for real (a signal once two jobs are saved: the progress call after a job comes after its
+// file is committed), the sweep says how many jobs it keeps and how to run the rest; resuming reuses them.
+// Interrupted before any job finished, it keeps nothing, not even the points directory it made.
+TEST_F(SweepStoreTest, AnInterruptedSweepSaysWhatItKeptAndHowToResume) {
+  sim::Config c = small_sweep_config("model.depth=2,3,4", "forward,backprop");
+  c.set("sim.threads", "1", "test");  // the forked child has one thread
+  const SweepPlan plan = plan_sweep(c);
+  const std::string out = path("s.h5");
+  for (const std::size_t stop_at : {2u, 0u}) {
+    const testing::ChildResult child = testing::run_child([&] {
+      ::signal(SIGINT, SIG_DFL);
+      install_interrupt_handlers();
+      run_sweep_to_file(plan, out, false, kVersion, [&](const SweepProgress& p) {
+        if (p.done == stop_at) ::raise(SIGINT);
+      });
+    });
+    ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status << ": " << child.stderr_text;
+    EXPECT_EQ(WTERMSIG(child.status), SIGINT);
+    EXPECT_FALSE(std::filesystem::exists(out));
+    const std::string points = sweep_points_dir(out);
+    if (stop_at == 0) {
+      EXPECT_EQ(child.stderr_text,
+                "spatialsim: interrupted before any of the 6 jobs finished; nothing was kept\n");
+      EXPECT_FALSE(std::filesystem::exists(points));
+      continue;
+    }
+    EXPECT_EQ(
+        child.stderr_text,
+        "spatialsim: interrupted with 2 of 6 jobs finished and kept; the same command with --sweep.resume "
+        "runs only the other 4\n");
+    EXPECT_EQ(files_in(points, ".h5"), 2u);
+    EXPECT_EQ(files_in(points, ".tmp-"), 0u);
+    const SweepOutcome resumed = run_sweep_to_file(plan, out, true, kVersion);
+    EXPECT_EQ(resumed.reused, 2u);
+    EXPECT_EQ(resumed.ran, 4u);
+    std::filesystem::remove(out);
+  }
 }
 
 TEST_F(SweepStoreTest, ResumeExtendsAFinishedSweepFromItsFile) {
