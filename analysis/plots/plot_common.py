@@ -56,9 +56,16 @@ def _code_point(char):
     return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
 
 
+def one_line(text):
+    """`text` for one line of a terminal, as spatialsim's sim::one_line makes it: printable(), with line
+    breaks as spaces and the other control characters (an ESC in a file name) as \\xNN."""
+    return "".join(" " if char in "\n\r" else f"\\x{ord(char):02x}" if ord(char) < 0x20 or ord(char) == 0x7F
+                   else char for char in printable(text))
+
+
 def fail(message):
     """Exits with one line on stderr and code 2 (bad input), like spatialsim itself."""
-    sys.stderr.write(printable(f"{os.path.basename(sys.argv[0])}: error: {message}\n"))
+    sys.stderr.write(one_line(f"{os.path.basename(sys.argv[0])}: error: {message}") + "\n")
     sys.exit(2)
 
 
@@ -210,7 +217,7 @@ def save(fig, out):
         plt.close(fig)
         if os.path.lexists(temporary):
             os.remove(temporary)
-    print(printable(f"wrote {out}"))
+    print(one_line(f"wrote {out}"))
 
 
 def human_bytes_formatter():

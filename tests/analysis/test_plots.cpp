@@ -262,9 +262,10 @@ TEST_F(PlotScriptsTest, AFileNameThatIsNotUtf8IsShownEscaped) {
 }
 
 // A character a terminal would not show (a zero-width space, a right-to-left override) is printed and drawn
-// as its code point, as spatialsim's own lines show it: "wrote t.png" named a file that `ls` showed as t.png
-// but that the user could not open by typing that.
-TEST_F(PlotScriptsTest, AnInvisibleCharacterInAFileNameIsShownByCodePoint) {
+// as its code point, and a control character (ESC) printed as \xNN, as spatialsim's own lines show them:
+// "wrote t.png" named a file that `ls` showed as t.png but that the user could not open by typing that, and
+// an ESC reached the terminal.
+TEST_F(PlotScriptsTest, ACharacterATerminalWouldNotShowInAFileNameIsEscaped) {
   ASSERT_EQ(results().exit_code, 0) << results().err;
   const ProcessRun r =
       run_in(s_dir, script("traffic_bars.py") + " results.h5 --out \"$(printf 't\342\200\213.png')\"");
@@ -275,6 +276,12 @@ TEST_F(PlotScriptsTest, AnInvisibleCharacterInAFileNameIsShownByCodePoint) {
   expect_one_line_error(
       run_in(s_dir, script("traffic_bars.py") + " \"$(printf 'r\342\200\256.h5')\" --out x.png"),
       "traffic_bars.py", "r\\u202e.h5");
+  const ProcessRun esc =
+      run_in(s_dir, script("traffic_bars.py") + " results.h5 --out \"$(printf 'e\033.png')\"");
+  EXPECT_EQ(esc.exit_code, 0) << esc.err;
+  EXPECT_EQ(esc.out, "wrote e\\x1b.png\n");
+  expect_one_line_error(run_in(s_dir, script("traffic_bars.py") + " \"$(printf 'r\033.h5')\" --out x.png"),
+                        "traffic_bars.py", "r\\x1b.h5");
 }
 
 // Every argument error is one line, like the others (argparse printed its usage line first), and an empty
