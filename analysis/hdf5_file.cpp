@@ -468,7 +468,7 @@ TableWriter Hdf5File::create_table(std::string_view path, std::vector<TableColum
   return TableWriter(std::move(state));
 }
 
-void Hdf5File::commit() {
+void Hdf5File::commit(const std::function<void()>& on_renamed) {
   Impl& f = impl();
   f.require_writable();
   for (auto& table : f.m_tables) detail::close_table(*table, true);
@@ -487,6 +487,7 @@ void Hdf5File::commit() {
     f.fail("cannot rename " + f.m_temp + " to it (" + std::strerror(err) + ")");
   }
   f.m_committed = true;
+  if (on_renamed) on_renamed();
   f.m_guard.release();
   // The rename itself lives in the directory: sync it too (best effort, some file systems refuse).
   const fs::path dir = fs::path(f.m_target).parent_path();

@@ -22,6 +22,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -129,8 +130,10 @@ class Hdf5File {
 
   // Flushes open tables, closes the file, makes it durable (fsync) and renames it to final_path()
   // atomically, replacing an older file of that name. Throws OutputError if any step fails; the
-  // temporary file is then removed by the destructor.
-  void commit();
+  // temporary file is then removed by the destructor. `on_renamed` (if any) runs right after the rename,
+  // before the directory is synced: what counts finished files (a sweep's interrupt note) counts this one
+  // from the moment it has its name, not a directory sync later.
+  void commit(const std::function<void()>& on_renamed = {});
 
  private:
   class Impl;

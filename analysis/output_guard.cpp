@@ -70,7 +70,6 @@ struct Note {
 Note g_note;
 
 std::atomic<bool> g_stderr_line_open{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
 // Every line the handler writes starts with this: a progress line in the way is ended first.
 void start_line() {
@@ -89,35 +88,49 @@ void write_number(std::uint64_t n) {
   write_all(p);
 }
 
+// "its job" for a single unit, else `many_prefix` and "N jobs" ("any of the 12 jobs", "all 12 jobs").
+void write_units(const char* many_prefix) {
+  if (g_note.total == 1) {
+    write_all("its ");
+    write_all(g_note.unit_one);
+    return;
+  }
+  write_all(many_prefix);
+  write_number(g_note.total);
+  write_all(" ");
+  write_all(g_note.unit_many);
+}
+
+// One of three lines: none finished, some, or all (interrupted while their results were being written).
 void write_note() {
   if (g_note.state.load(std::memory_order_acquire) != kActive) return;
   const std::uint64_t total = g_note.total;
   const std::uint64_t finished = g_note.finished.load(std::memory_order_relaxed);
-  const char* units = total == 1 ? g_note.unit_one : g_note.unit_many;
   start_line();
   if (finished == 0) {
     if (g_note.made_dir[0] != '\0') ::rmdir(g_note.made_dir);  // fails harmlessly when not empty
-    write_all(total == 1 ? "spatialsim: interrupted before its "
-                         : "spatialsim: interrupted before any of the ");
-    if (total != 1) {
-      write_number(total);
-      write_all(" ");
-    }
-    write_all(units);
+    write_all("spatialsim: interrupted before ");
+    write_units("any of the ");
     write_all(" finished; nothing was kept\n");
-    return;
+  } else if (finished >= total) {
+    write_all("spatialsim: interrupted with ");
+    write_units("all ");
+    write_all(" finished and kept; ");
+    write_all(g_note.go_on);
+    write_all(total == 1 ? " does not run it again\n" : " runs none of them again\n");
+  } else {
+    write_all("spatialsim: interrupted with ");
+    write_number(finished);
+    write_all(" of ");
+    write_number(total);
+    write_all(" ");
+    write_all(g_note.unit_many);
+    write_all(" finished and kept; ");
+    write_all(g_note.go_on);
+    write_all(" runs only the other ");
+    write_number(total - finished);
+    write_all("\n");
   }
-  write_all("spatialsim: interrupted with ");
-  write_number(finished);
-  write_all(" of ");
-  write_number(total);
-  write_all(" ");
-  write_all(units);
-  write_all(" finished and kept; ");
-  write_all(g_note.go_on);
-  write_all(" runs only the other ");
-  write_number(total - finished);
-  write_all("\n");
 }
 
 // Copies `text` into `buffer`, cut to fit (at a UTF-8 character boundary).
@@ -130,7 +143,17 @@ void copy_cut(char (&buffer)[N], const std::string& text) {
   buffer[n] = '\0';
 }
 
+// Set by the first handler to run. The handled signals are blocked only in the thread whose handler runs,
+// so a second signal (timeout(1) signals the process and then its group; Ctrl-C, then a SIGTERM) can start
+// a second handler in another thread, and the two wrote their lines into each other.
+std::atomic<bool> g_handling{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
 extern "C" void on_interrupt(int signal_number) {
+  // A second handler waits: the first one ends the process by its own signal.
+  if (g_handling.exchange(true)) {
+    for (;;) ::pause();
+  }
   const int saved_errno = errno;
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kActive) continue;

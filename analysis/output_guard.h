@@ -135,10 +135,11 @@ void set_stderr_line_open(bool open) noexcept;
 // What an interrupted command that works through a known number of units (a sweep's jobs) says after the
 // handler removed its partial outputs, so that a user who stops a long sweep learns that its finished work
 // is kept and how to run the rest: "spatialsim: interrupted with 3 of 12 jobs finished and kept; <go_on>
-// runs only the other 9", or "spatialsim: interrupted before any of the 12 jobs finished; nothing was
-// kept". When none is finished the handler also removes `made_dir` if it is empty (the directory the
-// command made for its units), as the command itself does when it fails. Contract: at most one note at a
-// time (a second throws std::logic_error); texts are cut to what the handler's fixed buffers hold;
+// runs only the other 9", "... before any of the 12 jobs finished; nothing was kept", or, interrupted
+// while the results of them all were being written, "... with all 12 jobs finished and kept; <go_on> runs
+// none of them again". When none is finished the handler also removes `made_dir` if it is empty (the
+// directory the command made for its units), as the command itself does when it fails. Contract: at most one
+// note at a time (a second throws std::logic_error); texts are cut to what the handler's fixed buffers hold;
 // set_finished may be called from any thread.
 class InterruptNote {
  public:

@@ -407,11 +407,12 @@ void SweepStore::write_points_table(Hdf5File& file, const std::vector<std::size_
   }
 }
 
-void SweepStore::save_point(std::size_t job, const SweepRow& row) const {
+void SweepStore::save_point(std::size_t job, const SweepRow& row,
+                            const std::function<void()>& on_saved) const {
   Hdf5File file(point_path(job));
   file.set_attribute("/", "sweep_point_of", m_out);
   write_points_table(file, {job}, {&row});
-  file.commit();
+  file.commit(on_saved);
 }
 
 void SweepStore::write_final(const std::vector<SweepRow>& rows, const std::vector<SlopeRow>& slopes) const {
@@ -502,20 +503,20 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   outcome.reused = static_cast<std::size_t>(
       std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.has_value(); }));
 
-  // Interrupted from here until <out> is written, the sweep says how many jobs it keeps and how to resume.
-  std::optional<InterruptNote> note(std::in_place, plan.jobs.size(), "job", "jobs",
-                                    "the same command with --sweep.resume",
-                                    points_dir_existed ? "" : store.points_dir());
-  note->set_finished(outcome.reused);
+  // Interrupted from here on (until its point files are removed), the sweep says how many jobs it keeps and
+  // how to resume.
+  InterruptNote note(plan.jobs.size(), "job", "jobs", "the same command with --sweep.resume",
+                     points_dir_existed ? "" : store.points_dir());
+  note.set_finished(outcome.reused);
 
   const auto start = std::chrono::steady_clock::now();
   SweepProgress state{outcome.reused, plan.jobs.size(), 0, plan.jobs.size() - outcome.reused, 0};
   if (progress) progress(state);
   try {
     outcome.ran = run_sweep_jobs(plan, rows, [&](std::size_t job) {
-      store.save_point(job, *rows[job]);
+      // Counted the moment its file has its name: an interrupt a directory sync later counted one too few.
+      store.save_point(job, *rows[job], [&] { note.set_finished(state.done + 1); });
       ++state.done;
-      note->set_finished(state.done);
       ++state.ran;
       state.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (progress) progress(state);
@@ -530,7 +531,6 @@ SweepOutcome run_sweep_to_file(const SweepPlan& plan, const std::string& out, bo
   for (auto& r : rows) outcome.rows.push_back(std::move(*r));
   outcome.slopes = sweep_slopes(plan, outcome.rows);
   store.write_final(outcome.rows, outcome.slopes);
-  note.reset();  // <out> holds every job now
   if (const std::vector<std::string> left = store.remove_points(); !left.empty()) {
     std::string names;
     for (std::size_t i = 0; i < left.size() && i < 3; ++i) names += (i ? ", " : "") + left[i];

@@ -63,8 +63,9 @@ class SweepStore {
   // skipped with a note (their jobs run again).
   std::vector<std::optional<SweepRow>> load_finished(std::vector<std::string>& notes) const;
 
-  // Writes <out>.points/<schedule>-<hash>.h5 holding the job's row (the same table layout as <out>).
-  void save_point(std::size_t job, const SweepRow& row) const;
+  // Writes <out>.points/<schedule>-<hash>.h5 holding the job's row (the same table layout as <out>);
+  // `on_saved` runs as soon as the file has its name (Hdf5File::commit).
+  void save_point(std::size_t job, const SweepRow& row, const std::function<void()>& on_saved = {}) const;
 
   // Writes <out> from every job's row and the slopes.
   // Contract: rows.size() == jobs; on failure <out> is untouched.

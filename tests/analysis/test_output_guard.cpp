@@ -5,12 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/hdf5_file.h"
@@ -284,6 +286,60 @@ TEST_F(InterruptNoteTest, NoneFinishedRemovesTheEmptyDirectoryItMade) {
                                      : "spatialsim: interrupted before any of the 5 jobs finished; "
                                        "nothing was kept\n");
     EXPECT_FALSE(fs::exists(dir));
+  }
+}
+
+// All finished: interrupted while their results were being written; nothing runs again.
+TEST_F(InterruptNoteTest, AllFinishedSaysNoneRunsAgain) {
+  for (const std::uint64_t total : {20u, 1u}) {
+    const testing::ChildResult child = testing::run_child([&] {
+      ::signal(SIGHUP, SIG_DFL);
+      install_interrupt_handlers();
+      InterruptNote note(total, "job", "jobs", "the same command with --sweep.resume", "");
+      note.set_finished(total);
+      ::raise(SIGHUP);
+    });
+    ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status << ": " << child.stderr_text;
+    EXPECT_EQ(child.stderr_text, total == 1
+                                     ? "spatialsim: interrupted with its job finished and kept; the same "
+                                       "command with --sweep.resume does not run it again\n"
+                                     : "spatialsim: interrupted with all 20 jobs finished and kept; the "
+                                       "same command with --sweep.resume runs none of them again\n");
+  }
+}
+
+// Two signals at once (timeout(1) signals the process and then its group; Ctrl-C and a SIGTERM) reach two
+// threads, whose handlers both ran and wrote their lines into each other. One handler speaks; a second waits
+// for the process to die by the first one's signal.
+TEST_F(InterruptNoteTest, TwoSignalsAtOnceGiveOneNote) {
+  for (int round = 0; round < 20; ++round) {
+    const testing::ChildResult child = testing::run_child([&] {
+      ::signal(SIGINT, SIG_DFL);
+      ::signal(SIGTERM, SIG_DFL);
+      install_interrupt_handlers();
+      InterruptNote note(20, "job", "jobs", "the same command with --sweep.resume", "");
+      note.set_finished(7);
+      std::atomic<int> spinning{0};
+      const auto spin = [&] {
+        spinning.fetch_add(1);
+        for (;;) std::atomic_signal_fence(std::memory_order_seq_cst);
+      };
+      std::thread a(spin), b(spin);
+      sigset_t handled;
+      sigemptyset(&handled);
+      sigaddset(&handled, SIGINT);
+      sigaddset(&handled, SIGTERM);
+      ::pthread_sigmask(SIG_BLOCK, &handled, nullptr);  // this thread only sends: the spinners handle them
+      while (spinning.load() < 2) std::this_thread::yield();
+      ::kill(::getpid(), SIGINT);
+      ::kill(::getpid(), SIGTERM);
+      for (;;) ::pause();
+    });
+    ASSERT_TRUE(WIFSIGNALED(child.status)) << child.status << ": " << child.stderr_text;
+    EXPECT_EQ(child.stderr_text,
+              "spatialsim: interrupted with 7 of 20 jobs finished and kept; the same command with "
+              "--sweep.resume runs only the other 13\n")
+        << "round " << round;
   }
 }
 
