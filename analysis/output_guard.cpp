@@ -145,7 +145,7 @@ void copy_cut(char (&buffer)[N], const std::string& text) {
 
 // Set by the first handler to run. The handled signals are blocked only in the thread whose handler runs,
 // so a second signal (timeout(1) signals the process and then its group; Ctrl-C, then a SIGTERM) can start
-// a second handler in another thread, and the two wrote their lines into each other.
+// a second handler in another thread, and the two would write their lines into each other.
 std::atomic<bool> g_handling{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
